@@ -1,0 +1,202 @@
+-- export_dictionary.sql: the source database's dictionary as Redotrail's own JSON (docs/dictionary.md)
+--
+-- WHAT IT WRITES
+--   One JSON document, "format": "redotrail-dictionary", "format_version": 1: the current SCN, the
+--   database and national character sets, and for every table of the chosen owners its object ids,
+--   its stored columns (hidden ones included, virtual ones left out), its enabled primary / unique
+--   key constraints and the object ids of its partitions and subpartitions. Redotrail reads it with
+--   redo_lib.dictionary.load_dictionary(); every table in it is valid from the exported SCN on.
+--   DATA_TYPE names ("VARCHAR2", "TIMESTAMP(6)") are mapped to Oracle's internal type codes in
+--   Python (redo_lib/dictionary/model.py, type_code_for_name), not here. CHARACTER_SET_NAME is passed
+--   through as CHAR_CS / NCHAR_CS and resolved against the exported character sets on load.
+--
+-- HOW TO RUN (SQL*Plus or SQLcl; Oracle 12.2 or later)
+--   Connect to the database whose redo you will decode (in a multitenant database: the PDB), as a
+--   user that can read the DBA_ views, NLS_DATABASE_PARAMETERS and V$DATABASE (SELECT_CATALOG_ROLE
+--   is enough). Use a UTF-8 client character set so that names are written as UTF-8:
+--
+--     export NLS_LANG=AMERICAN_AMERICA.AL32UTF8
+--     sqlplus -s -l user@//dbhost:1521/service @include/sql/export_dictionary.sql HR,SALES dictionary.json
+--
+--   argument 1  the owners to export: comma-separated, no spaces, spelled as the dictionary stores
+--               them (normally upper case)
+--   argument 2  the output file. The JSON goes there (SPOOL, in the client's current directory when
+--               the name is relative); nothing is printed to the terminal. The script exits when done,
+--               with a non-zero exit code on any SQL error.
+--
+--   Check the result:  .venv/bin/python -c "from redo_lib.dictionary import load_dictionary as l; print(l('dictionary.json'))"
+--
+-- WHEN TO RUN
+--   Take the export while no DDL runs on these owners, at an SCN no later than the first redo you
+--   decode with it: the export is valid from its "scn" on, and DDL met later in the redo opens newer
+--   versions. The SCN is read by the same statement that reads the dictionary views.
+--
+-- LIMITS
+--   * Each output line is one JSON_OBJECT of at most 4000 bytes (VARCHAR2 without
+--     MAX_STRING_SIZE=EXTENDED); a key constraint whose column names add up to more than that fails
+--     with ORA-40459 / ORA-01489.
+--   * The SCN comes from V$DATABASE.CURRENT_SCN. Without access to V$DATABASE, replace that scalar
+--     subquery by DBMS_FLASHBACK.GET_SYSTEM_CHANGE_NUMBER (needs EXECUTE on DBMS_FLASHBACK).
+--   * 11.2 FALLBACK: JSON_OBJECT and JSON_ARRAYAGG do not exist before 12.2. On 11.2 keep the CTEs
+--     below and build each line by concatenation instead, quoting every string value as
+--     '"' || REPLACE(REPLACE(value, '\', '\\'), '"', '\"') || '"', writing NULL as null and
+--     NULLABLE / HIDDEN_COLUMN as true / false; for the constraint columns use
+--     LISTAGG('"' || column_name || '"', ',') WITHIN GROUP (ORDER BY position). The document layout
+--     is the same (docs/dictionary.md).
+
+SET ECHO OFF
+SET TERMOUT OFF
+SET FEEDBACK OFF
+SET HEADING OFF
+SET VERIFY OFF
+SET PAGESIZE 0
+SET LINESIZE 32767
+SET TRIMSPOOL ON
+SET TAB OFF
+SET SERVEROUTPUT OFF
+SET SQLBLANKLINES ON
+SET DEFINE ON
+WHENEVER SQLERROR EXIT FAILURE
+WHENEVER OSERROR EXIT FAILURE
+
+DEFINE owners = "&1"
+DEFINE outfile = "&2"
+
+SPOOL &outfile
+
+WITH
+tabs AS (
+  SELECT o.owner,
+         o.object_name AS table_name,
+         o.object_id,
+         o.data_object_id,
+         ROW_NUMBER() OVER (ORDER BY o.owner, o.object_name) AS tab_no
+    FROM dba_tables t
+    JOIN dba_objects o
+      ON o.owner = t.owner
+     AND o.object_name = t.table_name
+     AND o.object_type = 'TABLE'
+     AND o.subobject_name IS NULL
+   WHERE INSTR(',' || '&&owners' || ',', ',' || t.owner || ',') > 0
+     AND t.dropped = 'NO'
+),
+cols AS (
+  SELECT x.tab_no,
+         ROW_NUMBER() OVER (PARTITION BY x.tab_no ORDER BY c.segment_column_id) AS rn,
+         JSON_OBJECT(
+           'col_no'      VALUE c.column_id,            -- NULL for hidden columns
+           'segcol_no'   VALUE c.segment_column_id,    -- redo column index + 1
+           'intcol_no'   VALUE c.internal_column_id,   -- informational
+           'name'        VALUE c.column_name,
+           'type'        VALUE c.data_type,
+           'length'      VALUE c.data_length,          -- bytes
+           'char_length' VALUE CASE WHEN c.char_used IS NOT NULL THEN c.char_length END,
+           'precision'   VALUE c.data_precision,
+           'scale'       VALUE c.data_scale,
+           'charset'     VALUE c.character_set_name,   -- CHAR_CS, NCHAR_CS or NULL
+           'nullable'    VALUE CASE c.nullable WHEN 'Y' THEN 'true' ELSE 'false' END FORMAT JSON,
+           'hidden'      VALUE CASE c.hidden_column WHEN 'YES' THEN 'true' ELSE 'false' END FORMAT JSON
+         ) AS js
+    FROM dba_tab_cols c
+    JOIN tabs x
+      ON x.owner = c.owner
+     AND x.table_name = c.table_name
+   WHERE c.segment_column_id IS NOT NULL               -- virtual columns have no place in the row
+),
+cons AS (
+  SELECT x.tab_no,
+         ROW_NUMBER() OVER (PARTITION BY x.tab_no ORDER BY k.constraint_name) AS rn,
+         JSON_OBJECT(
+           'name'    VALUE k.constraint_name,
+           'type'    VALUE k.constraint_type,          -- P or U
+           'columns' VALUE (SELECT JSON_ARRAYAGG(cc.column_name ORDER BY cc.position)
+                              FROM dba_cons_columns cc
+                             WHERE cc.owner = k.owner
+                               AND cc.constraint_name = k.constraint_name
+                               AND cc.table_name = k.table_name) FORMAT JSON
+         ) AS js
+    FROM dba_constraints k
+    JOIN tabs x
+      ON x.owner = k.owner
+     AND x.table_name = k.table_name
+   WHERE k.constraint_type IN ('P', 'U')
+     AND k.status = 'ENABLED'
+),
+segs AS (
+  SELECT x.tab_no, po.object_id, po.data_object_id, p.partition_name AS seg_name
+    FROM dba_tab_partitions p
+    JOIN tabs x
+      ON x.owner = p.table_owner
+     AND x.table_name = p.table_name
+    JOIN dba_objects po
+      ON po.owner = p.table_owner
+     AND po.object_name = p.table_name
+     AND po.subobject_name = p.partition_name
+     AND po.object_type = 'TABLE PARTITION'
+  UNION ALL
+  SELECT x.tab_no, so.object_id, so.data_object_id, s.subpartition_name
+    FROM dba_tab_subpartitions s
+    JOIN tabs x
+      ON x.owner = s.table_owner
+     AND x.table_name = s.table_name
+    JOIN dba_objects so
+      ON so.owner = s.table_owner
+     AND so.object_name = s.table_name
+     AND so.subobject_name = s.subpartition_name
+     AND so.object_type = 'TABLE SUBPARTITION'
+),
+parts AS (
+  SELECT tab_no,
+         ROW_NUMBER() OVER (PARTITION BY tab_no ORDER BY object_id) AS rn,
+         JSON_OBJECT('obj' VALUE object_id, 'dataobj' VALUE data_object_id, 'name' VALUE seg_name) AS js
+    FROM segs
+),
+header AS (
+  SELECT JSON_OBJECT(
+           'format'           VALUE 'redotrail-dictionary',
+           'format_version'   VALUE 1,
+           'scn'              VALUE (SELECT d.current_scn FROM v$database d),
+           'db_charset'       VALUE (SELECT n.value FROM nls_database_parameters n
+                                      WHERE n.parameter = 'NLS_CHARACTERSET'),
+           'national_charset' VALUE (SELECT n.value FROM nls_database_parameters n
+                                      WHERE n.parameter = 'NLS_NCHAR_CHARACTERSET'),
+           'exported_by'      VALUE 'include/sql/export_dictionary.sql'
+         ) AS js
+    FROM dual
+),
+heads AS (
+  SELECT tab_no,
+         JSON_OBJECT('obj' VALUE object_id, 'dataobj' VALUE data_object_id,
+                     'owner' VALUE owner, 'name' VALUE table_name) AS js
+    FROM tabs
+),
+lines AS (
+  -- part 0: document header; part 1: the tables, each in sections 0..6; part 2: document end.
+  SELECT 0 AS part, 0 AS tab_no, 0 AS sect, 0 AS rn,
+         SUBSTR(js, 1, LENGTH(js) - 1) || ',"tables":[' AS line
+    FROM header
+  UNION ALL
+  SELECT 1, tab_no, 0, 0,
+         CASE WHEN tab_no > 1 THEN ',' END || SUBSTR(js, 1, LENGTH(js) - 1) || ',"columns":['
+    FROM heads
+  UNION ALL
+  SELECT 1, tab_no, 1, rn, CASE WHEN rn > 1 THEN ',' END || js FROM cols
+  UNION ALL
+  SELECT 1, tab_no, 2, 0, '],"constraints":[' FROM tabs
+  UNION ALL
+  SELECT 1, tab_no, 3, rn, CASE WHEN rn > 1 THEN ',' END || js FROM cons
+  UNION ALL
+  SELECT 1, tab_no, 4, 0, '],"partitions":[' FROM tabs
+  UNION ALL
+  SELECT 1, tab_no, 5, rn, CASE WHEN rn > 1 THEN ',' END || js FROM parts
+  UNION ALL
+  SELECT 1, tab_no, 6, 0, ']}' FROM tabs
+  UNION ALL
+  SELECT 2, 0, 0, 0, ']}' FROM dual
+)
+SELECT line
+  FROM lines
+ ORDER BY part, tab_no, sect, rn;
+
+SPOOL OFF
+EXIT

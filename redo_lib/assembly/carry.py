@@ -1,0 +1,99 @@
+"""ChangeBuffer: the changes of one open transaction, in order, with bounded memory.
+
+A transaction can hold any number of changes (a batch job updating tens of millions of rows), so
+its buffer keeps at most ``memory_limit`` events in memory and spills older ones to a temporary
+file in chunks. The only operations transaction assembly needs are append, pop-last (partial
+rollbacks cancel changes LIFO, redo-format §6.3) and in-order iteration at commit; pops touch the
+newest events, which always stay in memory or come back one chunk at a time, so memory stays at
+O(memory_limit) events per transaction however long it runs (docs/memory.md).
+
+This is one of the project's few mutable state holders (style.md §6.5).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from redo_lib.assembly.events import ChangeEvent
+
+DEFAULT_MEMORY_LIMIT = 50_000  # events kept in memory per transaction before spilling
+
+
+class ChangeBuffer:
+    """Append / pop-last / iterate over the events of one transaction, spilling past a limit."""
+
+    def __init__(self, memory_limit: int = DEFAULT_MEMORY_LIMIT, spill_dir: str | None = None) -> None:
+        if memory_limit < 2:
+            raise ValueError("memory_limit must be at least 2")
+        self._limit = memory_limit
+        self._chunk = max(1, memory_limit // 2)
+        self._spill_dir = spill_dir
+        self._tail: list[ChangeEvent] = []
+        self._file: BinaryIO | None = None
+        self._chunks: list[tuple[int, int]] = []  # (offset, length) of spilled chunks, oldest first
+        self._spilled = 0
+        self.spill_count = 0  # how many chunks were ever written (for reports and tests)
+
+    def __len__(self) -> int:
+        return self._spilled + len(self._tail)
+
+    @property
+    def spilled(self) -> int:
+        """Events currently on disk."""
+        return self._spilled
+
+    def append(self, event: ChangeEvent) -> None:
+        self._tail.append(event)
+        if len(self._tail) >= self._limit:
+            self._spill()
+
+    def last(self) -> ChangeEvent | None:
+        if not self._tail and self._chunks:
+            self._unspill()
+        return self._tail[-1] if self._tail else None
+
+    def pop(self) -> ChangeEvent:
+        if not self._tail and self._chunks:
+            self._unspill()
+        return self._tail.pop()
+
+    def __iter__(self) -> Iterator[ChangeEvent]:
+        if self._file is not None:
+            for offset, length in list(self._chunks):
+                self._file.seek(offset)
+                yield from pickle.loads(self._file.read(length))
+        yield from list(self._tail)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._chunks.clear()
+        self._tail.clear()
+        self._spilled = 0
+
+    def _spill(self) -> None:
+        if self._file is None:
+            # the buffer owns the file for its lifetime; close() releases it
+            self._file = tempfile.TemporaryFile(prefix="redotrail-txn-", dir=self._spill_dir)  # noqa: SIM115
+        oldest, self._tail = self._tail[: self._chunk], self._tail[self._chunk :]
+        data = pickle.dumps(oldest, protocol=pickle.HIGHEST_PROTOCOL)
+        self._file.seek(0, os.SEEK_END)
+        offset = self._file.tell()
+        self._file.write(data)
+        self._chunks.append((offset, len(data)))
+        self._spilled += len(oldest)
+        self.spill_count += 1
+
+    def _unspill(self) -> None:
+        assert self._file is not None
+        offset, length = self._chunks.pop()
+        self._file.seek(offset)
+        events: list[ChangeEvent] = pickle.loads(self._file.read(length))
+        self._file.truncate(offset)
+        self._spilled -= len(events)
+        self._tail = events + self._tail

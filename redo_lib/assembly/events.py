@@ -1,0 +1,345 @@
+"""Change events: the flat, per-record output of decoding, and the input of transaction assembly.
+
+A redo record is turned into a few ``ChangeEvent`` values by pairing its vectors (redo-format
+§6.1): a transaction begin (5.2), an undo/redo data pair (5.1 + 11.x), a partial rollback
+(11.x + 5.6/5.11, or a lone 5.6/5.11), a commit or rollback (5.4), a DDL (24.1). Everything the
+later steps need travels in the event, so events can be written to Parquet by one Spark task,
+grouped by transaction in another, and carried across batches as plain rows.
+
+Events hold only plain values (ints, strings, bytes, tuples): they pickle, they turn into Arrow rows
+with ``to_row``/``from_row``, and they order by redo position with ``sort_key``.
+
+Layer 3 (assembly): imports format.model and layer 0.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, final
+
+from redo_lib.format.model import (
+    ChangeVector,
+    Ddl,
+    Kdo,
+    KdoOpCode,
+    PartialRollback,
+    RedoRecord,
+    RowOperation,
+    TransactionBegin,
+    TransactionEnd,
+    UndoRecord,
+)
+from redo_lib.scn import Xid
+
+# An image: (column index in the row, value) pairs, value None for SQL NULL. Index is segcol# - 1.
+Image = tuple[tuple[int, bytes | None], ...]
+# Rows of a multi-row operation: (slot, columns) in slot order.
+MultiRows = tuple[tuple[int, tuple[bytes | None, ...]], ...]
+
+NO_SQN = -1  # partial rollbacks name their transaction by (usn, slot) only
+
+
+class EventKind(enum.IntEnum):
+    BEGIN = 1
+    CHANGE = 2
+    PARTIAL_ROLLBACK = 3
+    COMMIT = 4
+    ROLLBACK = 5
+    DDL = 6
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChangeEvent:
+    """One transaction-relevant event of the redo, at its redo position."""
+
+    kind: EventKind
+    usn: int
+    slot: int
+    sqn: int  # NO_SQN for partial rollbacks
+    thread: int
+    seq: int
+    block: int
+    offset: int
+    scn: int
+    subscn: int
+    time: dt.datetime
+    vector: int = 0  # CHANGE # of the (redo) vector inside the record, for ordering and tracing
+    obj: int = 0
+    dataobj: int = 0
+    undo_op: int = 0  # KDO op code of the undo (0 when none)
+    redo_op: int = 0  # layer*256 + code of the redo vector, e.g. 0x0B02 for 11.2; 0 = lone undo
+    bdba: int = 0  # row address from the KDO
+    row_slot: int = 0
+    fb: int = 0  # redo piece row flags (IRP/ORP); 0 when not known
+    supp_fb: int | None = None  # supplemental header fb (None: no supplemental logging)
+    supp_op: int = 0
+    supp_bdba: int = 0
+    supp_slot: int = 0
+    before: Image = ()  # undo columns, already placed at their row column index
+    after: Image = ()  # redo columns, placed
+    supp_columns: Image = ()  # supplemental extra columns (segcol# - 1, value)
+    rows: MultiRows = ()  # QMI / QMD rows (after for inserts, before for deletes)
+    ddl_text: str = ""
+    extra: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def xid(self) -> Xid:
+        return Xid(self.usn, self.slot, self.sqn)
+
+    @property
+    def sort_key(self) -> tuple[int, int, int, int, int, int]:
+        """Redo order inside one thread and across threads: (SCN, sub-SCN, thread, seq, block, offset)."""
+        return (self.scn, self.subscn, self.thread, self.seq, self.block, self.offset * 256 + self.vector)
+
+    @property
+    def redo_opcode(self) -> tuple[int, int]:
+        return (self.redo_op >> 8, self.redo_op & 0xFF)
+
+    def to_row(self) -> dict[str, Any]:
+        """A flat dict for Arrow/Parquet (images as lists of {col, value} structs)."""
+        return {
+            "kind": int(self.kind),
+            "usn": self.usn,
+            "slot": self.slot,
+            "sqn": self.sqn,
+            "thread": self.thread,
+            "seq": self.seq,
+            "block": self.block,
+            "offset": self.offset,
+            "scn": self.scn,
+            "subscn": self.subscn,
+            "time": self.time,
+            "vector": self.vector,
+            "obj": self.obj,
+            "dataobj": self.dataobj,
+            "undo_op": self.undo_op,
+            "redo_op": self.redo_op,
+            "bdba": self.bdba,
+            "row_slot": self.row_slot,
+            "fb": self.fb,
+            "supp_fb": self.supp_fb,
+            "supp_op": self.supp_op,
+            "supp_bdba": self.supp_bdba,
+            "supp_slot": self.supp_slot,
+            "before": [{"col": c, "value": v} for c, v in self.before],
+            "after": [{"col": c, "value": v} for c, v in self.after],
+            "supp_columns": [{"col": c, "value": v} for c, v in self.supp_columns],
+            "rows": [{"slot": s, "values": list(vals)} for s, vals in self.rows],
+            "ddl_text": self.ddl_text,
+        }
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> ChangeEvent:
+        def image(items: Any) -> Image:
+            return tuple((int(i["col"]), i["value"]) for i in items or ())
+
+        time = row["time"]
+        if isinstance(time, dt.datetime) and time.tzinfo is not None:
+            time = time.astimezone(dt.UTC).replace(tzinfo=None)
+        return cls(
+            kind=EventKind(int(row["kind"])),
+            usn=int(row["usn"]),
+            slot=int(row["slot"]),
+            sqn=int(row["sqn"]),
+            thread=int(row["thread"]),
+            seq=int(row["seq"]),
+            block=int(row["block"]),
+            offset=int(row["offset"]),
+            scn=int(row["scn"]),
+            subscn=int(row["subscn"]),
+            time=time,
+            vector=int(row["vector"]),
+            obj=int(row["obj"]),
+            dataobj=int(row["dataobj"]),
+            undo_op=int(row["undo_op"]),
+            redo_op=int(row["redo_op"]),
+            bdba=int(row["bdba"]),
+            row_slot=int(row["row_slot"]),
+            fb=int(row["fb"]),
+            supp_fb=None if row["supp_fb"] is None else int(row["supp_fb"]),
+            supp_op=int(row["supp_op"]),
+            supp_bdba=int(row["supp_bdba"]),
+            supp_slot=int(row["supp_slot"]),
+            before=image(row["before"]),
+            after=image(row["after"]),
+            supp_columns=image(row["supp_columns"]),
+            rows=tuple((int(r["slot"]), tuple(r["values"])) for r in row["rows"] or ()),
+            ddl_text=row.get("ddl_text") or "",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Column placement (redo-format §6.6.2)
+
+
+def _place(
+    columns: tuple[bytes | None, ...], kdo: Kdo | None, positions: tuple[int, ...], start: int
+) -> Image:
+    """Put the columns of one undo or redo piece at their row column index (0-based segcol# - 1).
+
+    shift = start - 1 (start 0 means shift 0); for URP the first listed position lands on
+    ``start - 1`` and the rest keep their relative distance. A column whose NULL-bitmap bit is set
+    is NULL whatever its field holds."""
+    shift = start - 1 if start > 0 else 0
+    if positions:
+        base = positions[0] if start > 0 else 0
+        out: list[tuple[int, bytes | None]] = []
+        for i, pos in enumerate(positions):
+            value = columns[i] if i < len(columns) else None
+            if kdo is not None and kdo.is_null(i):
+                value = None
+            out.append((pos - base + shift, value))
+        return tuple(out)
+    result: list[tuple[int, bytes | None]] = []
+    count = len(columns)
+    if kdo is not None and kdo.cc is not None:
+        count = max(count, kdo.cc)
+    for i in range(count):
+        value = columns[i] if i < len(columns) else None
+        if kdo is not None and kdo.is_null(i):
+            value = None
+        result.append((i + shift, value))
+    return tuple(result)
+
+
+def _multi_rows(rows: tuple[Any, ...], slots: tuple[int, ...]) -> MultiRows:
+    return tuple((slots[i] if i < len(slots) else i, row.columns) for i, row in enumerate(rows))
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairing the vectors of one record (redo-format §6.1)
+
+
+def _opval(vector: ChangeVector) -> int:
+    return (vector.layer << 8) | vector.code
+
+
+def _event_base(record: RedoRecord, vector: ChangeVector) -> dict[str, Any]:
+    return {
+        "thread": record.thread,
+        "seq": record.rba.seq,
+        "block": record.rba.block,
+        "offset": record.rba.offset,
+        "scn": record.scn,
+        "subscn": record.subscn,
+        "time": record.time,
+        "vector": vector.index,
+    }
+
+
+def _pair_event(record: RedoRecord, undo_vec: ChangeVector, redo_vec: ChangeVector | None) -> ChangeEvent:
+    undo = undo_vec.body
+    assert isinstance(undo, UndoRecord)
+    redo = redo_vec.body if redo_vec is not None else None
+    rkdo: Kdo | None = redo.kdo if isinstance(redo, RowOperation) else None
+    ukdo = undo.kdo
+    supp = undo.supplemental
+    start_before = supp.start_before if supp else 0
+    start_after = supp.start_after if supp else 0
+    before: Image = ()
+    if ukdo is not None and undo.columns:
+        before = _place(undo.columns, ukdo, undo.positions, start_before)
+    after: Image = ()
+    rows: MultiRows = ()
+    if isinstance(redo, RowOperation):
+        if redo.columns:
+            after = _place(redo.columns, rkdo, redo.positions, start_after)
+        if redo.qmi_rows:
+            rows = _multi_rows(redo.qmi_rows, rkdo.slots if rkdo else ())
+    if not rows and undo.qmi_rows:
+        rows = _multi_rows(undo.qmi_rows, ukdo.slots if ukdo else ())
+    if not rows and rkdo is not None and (rkdo.op & 0x1F) == KdoOpCode.QMD and ukdo is not None:
+        rows = tuple((s, ()) for s in rkdo.slots)
+    kdo = rkdo or ukdo
+    obj = undo.obj or (redo_vec.obj if redo_vec is not None and redo_vec.obj else 0)
+    dataobj = undo.dataobj or (redo_vec.obj if redo_vec is not None and redo_vec.obj else 0)
+    supp_cols: Image = tuple((segcol - 1, v) for segcol, v in supp.columns) if supp else ()
+    base = _event_base(record, redo_vec or undo_vec)
+    return ChangeEvent(
+        kind=EventKind.CHANGE,
+        usn=undo.xid.usn,
+        slot=undo.xid.slot,
+        sqn=undo.xid.sqn,
+        obj=obj,
+        dataobj=dataobj,
+        undo_op=(ukdo.op & 0x1F) if ukdo is not None else 0,
+        redo_op=_opval(redo_vec) if redo_vec is not None else 0,
+        bdba=kdo.bdba if kdo is not None else 0,
+        row_slot=(kdo.slot or 0) if kdo is not None else 0,
+        fb=(rkdo.fb or 0) if rkdo is not None else 0,
+        supp_fb=supp.fb if supp else None,
+        supp_op=supp.op if supp else 0,
+        supp_bdba=(supp.bdba or 0) if supp else 0,
+        supp_slot=(supp.slot or 0) if supp else 0,
+        before=before,
+        after=after,
+        supp_columns=supp_cols,
+        rows=rows,
+        **base,
+    )
+
+
+def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
+    """The change events of one redo record, in vector order (redo-format §6.1).
+
+    A 5.1 is paired with the 11.x that follows it; 5.1 followed by 10.x/26.x (index or LOB
+    maintenance) yields nothing (index changes never enter the trail, contract rule 3). An 11.x
+    followed by 5.6/5.11 is a partial rollback; so is a lone 5.6/5.11 with "user undo done"."""
+    vectors = record.vectors
+    i = 0
+    n = len(vectors)
+    while i < n:
+        vec = vectors[i]
+        body = vec.body
+        nxt = vectors[i + 1] if i + 1 < n else None
+        if isinstance(body, TransactionBegin):
+            if body.xid.sqn != 0:
+                yield ChangeEvent(
+                    kind=EventKind.BEGIN, usn=body.xid.usn, slot=body.xid.slot, sqn=body.xid.sqn,
+                    **_event_base(record, vec),
+                )  # fmt: skip
+        elif isinstance(body, TransactionEnd):
+            yield ChangeEvent(
+                kind=EventKind.ROLLBACK if body.rolled_back else EventKind.COMMIT,
+                usn=body.xid.usn, slot=body.xid.slot, sqn=body.xid.sqn,
+                **_event_base(record, vec),
+            )  # fmt: skip
+        elif isinstance(body, UndoRecord):
+            if body.opc != (11, 1):
+                # index (10.22), LOB (26.1), truncate (14.8) undo: skip it and its redo partner
+                if nxt is not None and nxt.layer in (10, 26):
+                    i += 1
+                i += 1
+                continue
+            if nxt is not None and isinstance(nxt.body, RowOperation):
+                yield _pair_event(record, vec, nxt)
+                i += 2
+                continue
+            # a lone undo (e.g. a multi-block piece, or the undo of a lock): kept for rollback matching
+            yield _pair_event(record, vec, None)
+        elif isinstance(body, RowOperation):
+            if nxt is not None and isinstance(nxt.body, PartialRollback):
+                pr = nxt.body
+                yield ChangeEvent(
+                    kind=EventKind.PARTIAL_ROLLBACK, usn=pr.usn, slot=pr.slt, sqn=NO_SQN,
+                    obj=pr.obj, dataobj=pr.dataobj, redo_op=_opval(vec), bdba=body.kdo.bdba,
+                    row_slot=body.kdo.slot or 0, **_event_base(record, vec),
+                )  # fmt: skip
+                i += 2
+                continue
+            # an 11.x without its undo (block cleanouts, recursive changes): not a trail change
+        elif isinstance(body, PartialRollback):
+            yield ChangeEvent(
+                kind=EventKind.PARTIAL_ROLLBACK, usn=body.usn, slot=body.slt, sqn=NO_SQN,
+                obj=body.obj, dataobj=body.dataobj, redo_op=0, **_event_base(record, vec),
+            )  # fmt: skip
+        elif isinstance(body, Ddl):
+            yield ChangeEvent(
+                kind=EventKind.DDL, usn=body.xid.usn, slot=body.xid.slot, sqn=body.xid.sqn,
+                obj=body.obj or 0, ddl_text=body.text, **_event_base(record, vec),
+            )  # fmt: skip
+        i += 1

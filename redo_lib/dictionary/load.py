@@ -1,0 +1,269 @@
+"""Exported dictionaries -> ``DictionaryHistory``: OLR schema checkpoints and Redotrail's own JSON.
+
+Two inputs:
+
+* an OpenLogReplicator schema checkpoint (``<database>-chkpt-<scn>.json``): copies of the rows of
+  ``SYS.OBJ$``, ``TAB$``, ``COL$``, ``CDEF$``, ``CCOL$``, ``USER$``, ``TABPART$``, ``TABCOMPART$`` and
+  ``TABSUBPART$`` (members ``sys-obj``, ``sys-tab``, ...), with the database character sets in
+  ``nls-character-set`` / ``nls-nchar-character-set``. Every table in it gets one version valid from the
+  checkpoint's ``scn`` on. Type codes, charset forms and flags are read as OLR stores them: 128-bit
+  flag words as ``[low 64 bits, high 64 bits]``, SQL NULL precision/scale as -1.
+* Redotrail's own JSON (docs/dictionary.md), as written by ``include/sql/export_dictionary.sql`` or
+  by ``DictionaryHistory.to_json``. The SQL export gives ``DATA_TYPE`` names; they are mapped to
+  internal type codes here, in Python (``model.type_code_for_name``), not in the SQL.
+
+``load_dictionary`` tells the two apart by their top-level members. ``path_or_text`` may be a path
+(``str`` or ``os.PathLike``) or the JSON text itself (a ``str`` starting with ``{`` or ``[``).
+
+This is the one module of ``dictionary`` that reads files (the verb ``load_*``, style §6.3): small
+local files a DBA exported. Layer 2: imports ``redo_lib.errors``, ``redo_lib.values`` and this
+package. On bad input, every public function raises only ``DictionaryError``, with the file in
+``position`` and the JSON path of the problem in ``details["json_path"]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from redo_lib.dictionary.history import DictionaryHistory, JsonFields
+from redo_lib.dictionary.model import (
+    ColumnDef,
+    KeyConstraint,
+    KeyKind,
+    PartitionDef,
+    TableVersion,
+    TypeCode,
+    choose_key,
+    type_name_for_code,
+)
+from redo_lib.errors import DictionaryError, Position, locate
+from redo_lib.values.text import CHARSET_NAMES
+
+__all__ = ["load_dictionary", "load_olr_checkpoint", "load_redotrail_json"]
+
+Source = str | os.PathLike[str]
+
+# OBJ$.TYPE# of a table; OBJ$.FLAGS bit of an object in the recycle bin.
+_OBJ_TYPE_TABLE = 2
+_OBJ_FLAG_DROPPED = 1 << 7
+# COL$.PROPERTY bits: hidden column, unused (SET UNUSED) column.
+_COL_HIDDEN = 1 << 5
+_COL_UNUSED = 1 << 15
+# CDEF$.TYPE#: primary key, unique key.
+_CDEF_PRIMARY = 2
+_CDEF_UNIQUE = 3
+# COL$.SCALE of a FLOAT column; OLR writes SQL NULL precision/scale as -1.
+_SCALE_FLOAT = -127
+_OLR_NULL = -1
+
+_CHARACTER_TYPES = frozenset({TypeCode.VARCHAR2, TypeCode.CHAR, TypeCode.CLOB, TypeCode.LONG})
+
+
+# -- reading ----------------------------------------------------------------------------------------
+
+
+def _read(source: Source) -> tuple[str, str]:
+    """(text, name for errors) of a path or of JSON text given directly."""
+    if isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
+        return source, "<json text>"
+    path = Path(source)
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except UnicodeDecodeError as exc:
+        raise DictionaryError(
+            "dictionary file is not UTF-8 text", position=Position(file=str(path), offset=exc.start)
+        ) from exc
+    except OSError as exc:
+        raise DictionaryError(
+            f"cannot read dictionary file: {exc.strerror or exc}", position=Position(file=str(path))
+        ) from exc
+
+
+def _parse(text: str, name: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DictionaryError(
+            f"not valid JSON: {exc.msg}", position=Position(file=name, line=exc.lineno), column=exc.colno
+        ) from exc
+
+
+def load_dictionary(path_or_text: Source) -> DictionaryHistory:
+    """Load an OLR schema checkpoint or a Redotrail dictionary, whichever the file is."""
+    text, name = _read(path_or_text)
+    doc = _parse(text, name)
+    try:
+        root = JsonFields(doc)
+        if "format" in root.data:
+            return DictionaryHistory.from_document(doc)
+        if any(k in root.data for k in ("sys-obj", "schema-scn", "schema-ref-scn")):
+            return _olr_history(root)
+        raise root.problem(
+            None,
+            'neither a Redotrail dictionary (no "format" member) nor an OLR schema checkpoint (no "sys-obj")',
+        )
+    except DictionaryError as exc:
+        raise locate(exc, file=name) from None
+
+
+def load_redotrail_json(path_or_text: Source) -> DictionaryHistory:
+    """Load Redotrail's own dictionary JSON (docs/dictionary.md)."""
+    text, name = _read(path_or_text)
+    doc = _parse(text, name)
+    try:
+        return DictionaryHistory.from_document(doc)
+    except DictionaryError as exc:
+        raise locate(exc, file=name) from None
+
+
+def load_olr_checkpoint(path_or_text: Source) -> DictionaryHistory:
+    """Load an OpenLogReplicator schema checkpoint: every table in it, valid from the checkpoint SCN."""
+    text, name = _read(path_or_text)
+    doc = _parse(text, name)
+    try:
+        return _olr_history(JsonFields(doc))
+    except DictionaryError as exc:
+        raise locate(exc, file=name) from None
+
+
+# -- OLR schema checkpoint --------------------------------------------------------------------------
+
+
+def _intx(row: JsonFields, key: str) -> int:
+    """An OLR 128-bit flag word, written ``[low 64 bits, high 64 bits]`` (a plain integer is accepted)."""
+    value: object = row.data.get(key)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, list) and len(value) == 2:
+        low, high = value
+        if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (low, high)):
+            return int(low) | (int(high) << 64)
+    raise row.problem(key, "expected a flag word [low, high] of two non-negative integers")
+
+
+def _olr_column(row: JsonFields, db_charset: str, national_charset: str) -> ColumnDef | None:
+    """One ``sys-col`` row; ``None`` for a column without storage (``seg-col`` 0: virtual)."""
+    segcol_no = row.get_int("seg-col")
+    if segcol_no == 0:
+        return None
+    type_code = row.get_int("type")
+    form = row.get_int("charset-form")
+    charset_id = row.get_int("charset-id")
+    precision = row.get_int("precision")
+    scale = row.get_int("scale")
+    charset: str | None = None
+    if type_code in _CHARACTER_TYPES:
+        if form == 1:
+            charset = db_charset
+        elif form == 2:
+            charset = national_charset
+        elif charset_id:
+            charset = CHARSET_NAMES.get(charset_id, f"CHARSET#{charset_id}")
+    return ColumnDef(
+        col_no=row.get_int("col"),
+        segcol_no=segcol_no,
+        name=row.get_str("name"),
+        type_code=type_code,
+        type_name=type_name_for_code(type_code, national=form == 2, float_=scale == _SCALE_FLOAT),
+        length=row.get_int("length"),
+        precision=None if precision == _OLR_NULL else precision,
+        scale=None if scale in (_OLR_NULL, _SCALE_FLOAT) else scale,
+        charset=charset,
+        nullable=row.get_int("null") == 0,
+        hidden=bool(_intx(row, "property") & (_COL_HIDDEN | _COL_UNUSED)),
+    )
+
+
+def _group(rows: list[JsonFields], key: str) -> dict[int, list[JsonFields]]:
+    groups: dict[int, list[JsonFields]] = {}
+    for row in rows:
+        groups.setdefault(row.get_int(key), []).append(row)
+    return groups
+
+
+def _olr_partitions(
+    obj: int,
+    tabparts: dict[int, list[JsonFields]],
+    compparts: dict[int, list[JsonFields]],
+    subparts: dict[int, list[JsonFields]],
+) -> tuple[PartitionDef, ...]:
+    found: list[PartitionDef] = []
+    for row in tabparts.get(obj, []):
+        found.append(PartitionDef(obj=row.get_int("obj"), dataobj=row.opt_int("data-obj") or None))
+    for row in compparts.get(obj, []):
+        comp_obj = row.get_int("obj")
+        found.append(PartitionDef(obj=comp_obj, dataobj=row.opt_int("data-obj") or None))
+        for sub in subparts.get(comp_obj, []):
+            found.append(PartitionDef(obj=sub.get_int("obj"), dataobj=sub.opt_int("data-obj") or None))
+    return tuple(sorted(found, key=lambda p: p.obj))
+
+
+def _olr_history(root: JsonFields) -> DictionaryHistory:
+    if "sys-obj" not in root.data and "schema-ref-scn" in root.data:
+        raise root.problem(
+            "schema-ref-scn",
+            f"this checkpoint holds no schema; load the checkpoint of SCN {root.data['schema-ref-scn']} instead",
+        )
+    scn = root.get_int("scn")
+    db_charset = root.get_str("nls-character-set")
+    national_charset = root.get_str("nls-nchar-character-set")
+
+    users = {row.get_int("user"): row.get_str("name") for row in root.objects("sys-user")}
+    tabs = {row.get_int("obj"): row for row in root.objects("sys-tab")}
+    cols = _group(list(root.objects("sys-col")), "obj")
+    cdefs = _group(list(root.objects("sys-cdef")), "obj")
+    ccols = _group(list(root.objects("sys-ccol")), "con")
+    tabparts = _group(list(root.objects("sys-tabpart", required=False)), "bo")
+    compparts = _group(list(root.objects("sys-tabcompart", required=False)), "bo")
+    subparts = _group(list(root.objects("sys-tabsubpart", required=False)), "p-obj")
+
+    versions: list[TableVersion] = []
+    for row in root.objects("sys-obj"):
+        obj = row.get_int("obj")
+        tab = tabs.get(obj)
+        if row.get_int("type") != _OBJ_TYPE_TABLE or tab is None or _intx(row, "flags") & _OBJ_FLAG_DROPPED:
+            continue
+        owner_no = row.get_int("owner")
+        if owner_no not in users:
+            raise row.problem("owner", f"user# {owner_no} of object {obj} is not in sys-user")
+        col_rows = cols.get(obj, [])
+        columns = [
+            c for c in (_olr_column(r, db_charset, national_charset) for r in col_rows) if c is not None
+        ]
+        columns.sort(key=lambda c: c.segcol_no)
+        names_by_intcol = {r.get_int("int-col"): r.get_str("name") for r in col_rows}
+        constraints: list[KeyConstraint] = []
+        for cdef in cdefs.get(obj, []):
+            con_type = cdef.get_int("type")
+            if con_type not in (_CDEF_PRIMARY, _CDEF_UNIQUE):
+                continue
+            con = cdef.get_int("con")
+            intcols = sorted(r.get_int("int-col") for r in ccols.get(con, []))
+            constraints.append(
+                KeyConstraint(
+                    name=f"CON#{con:010d}",
+                    kind=KeyKind.PRIMARY if con_type == _CDEF_PRIMARY else KeyKind.UNIQUE,
+                    columns=tuple(names_by_intcol.get(i, f"INTCOL#{i}") for i in intcols),
+                )
+            )
+        key_kind, key_columns = choose_key(columns, constraints)
+        try:
+            versions.append(
+                TableVersion(
+                    obj=obj,
+                    dataobj=tab.opt_int("data-obj") or None,
+                    owner=users[owner_no],
+                    name=row.get_str("name"),
+                    columns=tuple(columns),
+                    key_columns=key_columns,
+                    key_kind=key_kind,
+                    valid_from_scn=scn,
+                    partitions=_olr_partitions(obj, tabparts, compparts, subparts),
+                )
+            )
+        except DictionaryError as exc:
+            exc.details.setdefault("json_path", row.path)
+            raise
+    return DictionaryHistory(versions, db_charset=db_charset, national_charset=national_charset)

@@ -1,0 +1,1 @@
+"""The output model with GoldenGate trail semantics (shared/docs/trail-contract.md)."""

@@ -1,0 +1,41 @@
+"""Shared test configuration: repository paths, the real-data location, and markers by folder.
+
+Tests read ../shared/realdata and ../shared/seeds in place (never copied into the repository).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+REALDATA = SHARED / "realdata"
+SEEDS = SHARED / "seeds"
+
+_FOLDER_MARKERS = {"unit": "unit", "integration": "integration", "dags": "airflow", "fuzz": "unit"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        rel = Path(str(item.fspath)).resolve().relative_to(REPO / "tests")
+        marker = _FOLDER_MARKERS.get(rel.parts[0])
+        if marker:
+            item.add_marker(getattr(pytest.mark, marker))
+        if item.get_closest_marker("realdata") and not REALDATA.is_dir():
+            item.add_marker(pytest.mark.skip(reason=f"real data not found at {REALDATA}"))
+
+
+@pytest.fixture(scope="session")
+def realdata() -> Path:
+    if not REALDATA.is_dir():
+        pytest.skip(f"real data not found at {REALDATA}")
+    return REALDATA
+
+
+@pytest.fixture(scope="session")
+def seeds() -> Path:
+    if not SEEDS.is_dir():
+        pytest.skip(f"seed documents not found at {SEEDS}")
+    return SEEDS

@@ -1,0 +1,153 @@
+"""TransactionTable and ChangeBuffer: commit, rollback, partial rollback, carry, spill.
+
+Events are built by hand from the scenario each test describes (what SQL ran), never taken from
+the decoder's output.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from redo_lib.assembly.carry import ChangeBuffer
+from redo_lib.assembly.events import NO_SQN, ChangeEvent, EventKind
+from redo_lib.assembly.transactions import TransactionTable, assemble
+from redo_lib.errors import AssemblyError, ErrorPolicy
+from redo_lib.scn import Xid
+
+T0 = dt.datetime(2026, 3, 7, 1, 44, 38)
+IRP, DRP, URP = 0x0B02, 0x0B03, 0x0B05
+_pos = itertools.count(1)
+
+
+def ev(kind: EventKind, usn: int = 4, slot: int = 11, sqn: int = 854, *, op: int = 0, obj: int = 100,
+       thread: int = 1) -> ChangeEvent:  # fmt: skip
+    n = next(_pos)
+    return ChangeEvent(
+        kind=kind, usn=usn, slot=slot, sqn=sqn, thread=thread, seq=1, block=2 + n // 10,
+        offset=16 + (n % 10) * 40, scn=1000 + n, subscn=1, time=T0, obj=obj, redo_op=op,
+    )  # fmt: skip
+
+
+def begin(**kw: int) -> ChangeEvent:
+    return ev(EventKind.BEGIN, **kw)
+
+
+def change(op: int, **kw: int) -> ChangeEvent:
+    return ev(EventKind.CHANGE, op=op, **kw)
+
+
+def commit(**kw: int) -> ChangeEvent:
+    return ev(EventKind.COMMIT, **kw)
+
+
+def undo_last(op: int, usn: int = 4, slot: int = 11, obj: int = 100) -> ChangeEvent:
+    """The compensating change of a rollback to savepoint: inverse op + 5.6, named by (usn, slot)."""
+    return ev(EventKind.PARTIAL_ROLLBACK, usn=usn, slot=slot, sqn=NO_SQN, op=op, obj=obj)
+
+
+def test_commit_returns_changes_in_redo_order() -> None:
+    events = [begin(), change(IRP), change(URP), commit()]
+    committed, carried, _ = assemble(events)
+    assert [c.redo_op for c in committed[0]] == [IRP, URP]
+    assert committed[0].xid.trail() == "4.11.854"
+    assert committed[0].commit_scn == events[-1].scn
+    assert carried == []
+
+
+def test_rolled_back_transaction_leaves_nothing_and_is_counted() -> None:
+    events = [begin(), change(IRP), change(IRP), ev(EventKind.ROLLBACK)]
+    committed, carried, table = assemble(events)
+    assert committed == [] and carried == []
+    assert table.cancelled[(100, IRP)] == 2
+
+
+def test_rollback_to_savepoint_cancels_exactly_the_changes_after_it() -> None:
+    # INSERT a; SAVEPOINT s; INSERT b; UPDATE c; ROLLBACK TO s; INSERT d; COMMIT
+    a, b, c, d = change(IRP, obj=1), change(IRP, obj=2), change(URP, obj=3), change(IRP, obj=4)
+    events = [begin(), a, b, c, undo_last(URP, obj=3), undo_last(DRP, obj=2), d, commit()]
+    committed, _, table = assemble(events)
+    assert [e.obj for e in committed[0]] == [1, 4]
+    assert table.counters["partial_rollbacks"] == 2
+
+
+def test_compensation_that_matches_nothing_is_counted_not_applied() -> None:
+    events = [begin(), change(IRP, obj=1), undo_last(URP, obj=1), commit()]
+    committed, _, table = assemble(events)
+    assert [e.obj for e in committed[0]] == [1]
+    assert table.counters["rollback_unmatched"] == 1
+
+
+def test_interleaved_transactions_commit_in_commit_scn_order() -> None:
+    t1 = {"usn": 1, "slot": 1, "sqn": 10}
+    t2 = {"usn": 2, "slot": 5, "sqn": 20}
+    events = [begin(**t1), begin(**t2), change(IRP, **t1), change(IRP, **t2), commit(**t2), commit(**t1)]
+    committed, _, _ = assemble(events)
+    assert [c.xid.trail() for c in committed] == ["2.5.20", "1.1.10"]
+
+
+def test_change_without_begin_is_counted_with_its_xid() -> None:
+    committed, _, table = assemble([change(IRP, usn=7, slot=3, sqn=9), commit(usn=7, slot=3, sqn=9)])
+    assert committed == []
+    assert table.counters["change_without_begin"] == 1
+    assert table.issues[0][1] == "7.3.9"
+
+
+def test_slot_reuse_without_end_raises_under_raise_policy() -> None:
+    table = TransactionTable(policy=ErrorPolicy.RAISE)
+    table.feed(begin(sqn=1))
+    with pytest.raises(AssemblyError, match="slot reused"):
+        table.feed(begin(sqn=2))
+
+
+def test_open_transaction_is_carried_and_completed_in_the_next_batch() -> None:
+    batch1 = [begin(), change(IRP, obj=1)]
+    batch2 = [change(IRP, obj=2), commit()]
+    committed1, carried, _ = assemble(batch1)
+    assert committed1 == [] and [e.kind for e in carried] == [EventKind.BEGIN, EventKind.CHANGE]
+    rows = [e.to_row() for e in carried]  # the carried state is plain rows
+    committed2, carried2, _ = assemble(batch2, [ChangeEvent.from_row(r) for r in rows])
+    assert [e.obj for e in committed2[0]] == [1, 2] and carried2 == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=40), max_size=4))
+def test_any_cut_into_batches_gives_the_same_transactions(cuts: list[int]) -> None:
+    # a fixed interleaving of 3 transactions with a savepoint rollback and a full rollback
+    t = [{"usn": u, "slot": u, "sqn": u * 10} for u in (1, 2, 3)]
+    events = [
+        begin(**t[0]), change(IRP, obj=1, **t[0]), begin(**t[1]), change(IRP, obj=2, **t[1]),
+        begin(**t[2]), change(URP, obj=3, **t[2]), change(IRP, obj=4, **t[0]),
+        undo_last(DRP, usn=1, slot=1, obj=4), commit(**t[1]), change(DRP, obj=5, **t[2]),
+        ev(EventKind.ROLLBACK, **t[2]), change(URP, obj=6, **t[0]), commit(**t[0]),
+    ]  # fmt: skip
+    whole, _, _ = assemble(events)
+    expected = [(c.xid, [e.obj for e in c]) for c in whole]
+    points = sorted({min(c, len(events)) for c in cuts})
+    carried: list[ChangeEvent] = []
+    got = []
+    start = 0
+    for end in [*points, len(events)]:
+        committed, carried, _ = assemble(events[start:end], carried)
+        got.extend((c.xid, [e.obj for e in c]) for c in committed)
+        start = end
+    assert expected == [(Xid(2, 2, 20), [2]), (Xid(1, 1, 10), [1, 6])]
+    assert got == expected
+
+
+def test_buffer_spills_and_keeps_order_with_bounded_memory(tmp_path: object) -> None:
+    buf = ChangeBuffer(memory_limit=10)
+    events = [change(IRP, obj=i) for i in range(95)]
+    for e in events:
+        buf.append(e)
+        assert len(buf._tail) < 10  # never more than the limit in memory
+    assert buf.spill_count > 0 and len(buf) == 95
+    # pop across the spill boundary (LIFO partial rollbacks)
+    popped = [buf.pop().obj for _ in range(12)]
+    assert popped == list(range(94, 82, -1))
+    assert [e.obj for e in buf] == list(range(83))
+    buf.close()

@@ -1,0 +1,215 @@
+"""DictionaryHistory: look-ups by object and SCN, new versions from DDL, partitions, own JSON round trip."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+from typing import Any
+
+import pytest
+
+from redo_lib.dictionary.history import DictionaryHistory
+from redo_lib.dictionary.model import ColumnDef, KeyKind, PartitionDef, TableVersion
+from redo_lib.errors import DictionaryError, MissingObjectError
+
+
+def column(name: str, segcol: int, type_code: int = 2, type_name: str = "NUMBER", **extra: Any) -> ColumnDef:
+    return ColumnDef(
+        col_no=segcol,
+        segcol_no=segcol,
+        name=name,
+        type_code=type_code,
+        type_name=type_name,
+        length=22,
+        **extra,
+    )
+
+
+EMP_V1 = TableVersion(
+    obj=100,
+    dataobj=100,
+    owner="HR",
+    name="EMP",
+    columns=(column("ID", 1, nullable=False), column("NAME", 2, 1, "VARCHAR2", charset="AL32UTF8")),
+    key_columns=("ID",),
+    key_kind=KeyKind.PRIMARY,
+    valid_from_scn=1000,
+)
+# ALTER TABLE EMP ADD (SALARY NUMBER) at SCN 5000
+EMP_V2 = dataclasses.replace(EMP_V1, columns=(*EMP_V1.columns, column("SALARY", 3)), valid_from_scn=5000)
+
+SALES = TableVersion(
+    obj=200,
+    dataobj=None,
+    owner="SH",
+    name="SALES",
+    columns=(column("ID", 1), column("AMOUNT", 2)),
+    key_columns=("ID", "AMOUNT"),
+    key_kind=KeyKind.ALL,
+    valid_from_scn=1000,
+    partitions=(
+        PartitionDef(obj=201, dataobj=211, name="P2023"),
+        PartitionDef(obj=202, dataobj=None, name="P2024"),  # composite: no segment of its own
+        PartitionDef(obj=203, dataobj=213, name="P2024_SP1"),
+    ),
+)
+
+
+def history(*versions: TableVersion) -> DictionaryHistory:
+    return DictionaryHistory(versions, db_charset="AL32UTF8", national_charset="AL16UTF16")
+
+
+# -- look-ups ---------------------------------------------------------------------------------------
+
+
+def test_lookup_returns_the_version_in_force() -> None:
+    assert history(EMP_V1).lookup(100, 1000) is EMP_V1
+    assert history(EMP_V1).lookup(100, 10**12) is EMP_V1
+
+
+def test_lookup_before_the_first_version_fails() -> None:
+    with pytest.raises(MissingObjectError) as info:
+        history(EMP_V1).lookup(100, 999)
+    assert info.value.details == {"obj": 100, "scn": 999}
+    assert "HR.EMP" in str(info.value)
+
+
+def test_unknown_object_raises_missing_object_with_obj_in_details() -> None:
+    with pytest.raises(MissingObjectError) as info:
+        history(EMP_V1).lookup(424242, 2000)
+    assert info.value.details["obj"] == 424242
+    assert info.value.details["scn"] == 2000
+    assert info.value.kind == "missing_object"
+
+
+def test_contains() -> None:
+    h = history(EMP_V1)
+    assert h.contains(100, 1000)
+    assert not h.contains(100, 999)
+    assert not h.contains(101, 1000)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        pytest.param(200, id="table-obj"),
+        pytest.param(201, id="partition-obj"),
+        pytest.param(211, id="partition-dataobj"),
+        pytest.param(202, id="composite-partition-obj"),
+        pytest.param(203, id="subpartition-obj"),
+        pytest.param(213, id="subpartition-dataobj"),
+    ],
+)
+def test_partitions_resolve_to_their_table(obj: int) -> None:
+    assert history(EMP_V1, SALES).lookup(obj, 1500) is SALES
+
+
+def test_partition_lookup_respects_scn() -> None:
+    with pytest.raises(MissingObjectError) as info:
+        history(SALES).lookup(211, 999)
+    assert info.value.details["obj"] == 211
+
+
+def test_objects_and_versions() -> None:
+    h = history(SALES, EMP_V1).with_version(EMP_V2)
+    assert h.objects() == (100, 200)
+    assert len(h) == 2
+    assert [v.valid_from_scn for v in h.versions(100)] == [1000, 5000]
+    assert h.versions(999) == ()
+
+
+# -- new versions from DDL ------------------------------------------------------------------------------
+
+
+def test_new_version_from_ddl_scn_on_and_old_one_before() -> None:
+    old = history(EMP_V1)
+    new = old.with_version(EMP_V2)
+    assert new.lookup(100, 4999).columns == EMP_V1.columns
+    assert new.lookup(100, 4999).valid_to_scn == 5000
+    assert new.lookup(100, 5000) is EMP_V2
+    assert new.lookup(100, 9999).column_by_segcol(3).name == "SALARY"
+    # the original history is unchanged
+    assert old.lookup(100, 9999) is EMP_V1
+    assert old.versions(100) == (EMP_V1,)
+
+
+def test_new_version_at_the_same_scn_replaces_it() -> None:
+    again = dataclasses.replace(EMP_V2, name="EMPLOYEES")
+    h = history(EMP_V1).with_version(EMP_V2).with_version(again)
+    assert [v.name for v in h.versions(100)] == ["EMP", "EMPLOYEES"]
+    assert h.lookup(100, 5000).name == "EMPLOYEES"
+
+
+def test_new_version_before_an_existing_one_is_refused() -> None:
+    h = history(EMP_V1).with_version(EMP_V2)
+    with pytest.raises(DictionaryError) as info:
+        h.with_version(dataclasses.replace(EMP_V1, valid_from_scn=3000))
+    assert info.value.details["obj"] == 100
+
+
+def test_version_of_a_new_table_is_added() -> None:
+    h = history(EMP_V1).with_version(SALES)
+    assert h.lookup(201, 1000) is SALES
+
+
+def test_dropped_table_is_missing_from_the_drop_scn_on() -> None:
+    h = history(EMP_V1, SALES).with_dropped(200, 3000)
+    assert h.lookup(201, 2999).name == "SALES"
+    with pytest.raises(MissingObjectError):
+        h.lookup(200, 3000)
+    with pytest.raises(MissingObjectError):
+        h.lookup(201, 3000)
+
+
+def test_dropping_an_unknown_table_is_refused() -> None:
+    with pytest.raises(MissingObjectError):
+        history(EMP_V1).with_dropped(100, 999)
+
+
+def test_overlapping_versions_are_refused() -> None:
+    with pytest.raises(DictionaryError):
+        history(EMP_V1, EMP_V2)  # EMP_V1 is open-ended, EMP_V2 starts inside it
+
+
+# -- own JSON format ------------------------------------------------------------------------------------
+
+
+def test_to_json_from_json_round_trip() -> None:
+    h = history(EMP_V1, SALES).with_version(EMP_V2)
+    text = h.to_json()
+    back = DictionaryHistory.from_json(text)
+    assert back == h
+    assert back.db_charset == "AL32UTF8"
+    assert back.national_charset == "AL16UTF16"
+    assert back.lookup(213, 2000).partitions == SALES.partitions
+    assert back.to_json() == text
+
+
+def test_to_json_is_valid_json_with_one_line_per_column() -> None:
+    text = history(EMP_V1).to_json()
+    doc = json.loads(text)
+    assert doc["format"] == "redotrail-dictionary"
+    assert doc["tables"][0]["key"] == {"kind": "primary", "columns": ["ID"]}
+    assert sum('"segcol_no"' in line for line in text.splitlines()) == 2
+
+
+def test_empty_history_round_trips() -> None:
+    h = history()
+    assert DictionaryHistory.from_json(h.to_json()) == h
+
+
+def test_history_pickles() -> None:
+    h = history(EMP_V1, SALES).with_version(EMP_V2)
+    back = pickle.loads(pickle.dumps(h))
+    assert back == h
+    assert back.lookup(211, 1500).name == "SALES"
+
+
+def test_from_json_names_the_source_and_json_path() -> None:
+    doc = json.loads(history(EMP_V1).to_json())
+    del doc["tables"][0]["columns"][1]["nullable"]
+    with pytest.raises(DictionaryError) as info:
+        DictionaryHistory.from_json(json.dumps(doc), source="dict.json")
+    assert info.value.position.file == "dict.json"
+    assert info.value.details["json_path"] == "$.tables[0].columns[1].nullable"
