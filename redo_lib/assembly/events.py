@@ -23,6 +23,7 @@ from typing import Any, final
 from redo_lib.format.model import (
     ChangeVector,
     Ddl,
+    DirectLoadBlock,
     Kdo,
     KdoOpCode,
     PartialRollback,
@@ -75,6 +76,7 @@ class ChangeEvent:
     bdba: int = 0  # row address from the KDO
     row_slot: int = 0
     fb: int = 0  # redo piece row flags (IRP/ORP); 0 when not known
+    undo_fb: int = 0  # undo piece row flags (undo IRP/ORP of deletes and overwrites)
     supp_fb: int | None = None  # supplemental header fb (None: no supplemental logging)
     supp_op: int = 0
     supp_bdba: int = 0
@@ -121,6 +123,7 @@ class ChangeEvent:
             "bdba": self.bdba,
             "row_slot": self.row_slot,
             "fb": self.fb,
+            "undo_fb": self.undo_fb,
             "supp_fb": self.supp_fb,
             "supp_op": self.supp_op,
             "supp_bdba": self.supp_bdba,
@@ -160,6 +163,7 @@ class ChangeEvent:
             bdba=int(row["bdba"]),
             row_slot=int(row["row_slot"]),
             fb=int(row["fb"]),
+            undo_fb=int(row.get("undo_fb") or 0),
             supp_fb=None if row["supp_fb"] is None else int(row["supp_fb"]),
             supp_op=int(row["supp_op"]),
             supp_bdba=int(row["supp_bdba"]),
@@ -271,6 +275,7 @@ def _pair_event(record: RedoRecord, undo_vec: ChangeVector, redo_vec: ChangeVect
         bdba=kdo.bdba if kdo is not None else 0,
         row_slot=(kdo.slot or 0) if kdo is not None else 0,
         fb=(rkdo.fb or 0) if rkdo is not None else 0,
+        undo_fb=(ukdo.fb or 0) if ukdo is not None else 0,
         supp_fb=supp.fb if supp else None,
         supp_op=supp.op if supp else 0,
         supp_bdba=(supp.bdba or 0) if supp else 0,
@@ -336,6 +341,14 @@ def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
             yield ChangeEvent(
                 kind=EventKind.PARTIAL_ROLLBACK, usn=body.usn, slot=body.slt, sqn=NO_SQN,
                 obj=body.obj, dataobj=body.dataobj, redo_op=0, **_event_base(record, vec),
+            )  # fmt: skip
+        elif isinstance(body, DirectLoadBlock) and body.rows and body.itl_xids:
+            # a direct-path table block (19.1): its rows are inserts of the transaction in its ITL,
+            # in slot order (contract rule 4); LOB page images (no rows) are not row data
+            xid = body.itl_xids[0]
+            yield ChangeEvent(
+                kind=EventKind.CHANGE, usn=xid.usn, slot=xid.slot, sqn=xid.sqn, dataobj=body.dataobj, bdba=vec.dba,
+                redo_op=_opval(vec), rows=_multi_rows(body.rows, body.slots), **_event_base(record, vec),
             )  # fmt: skip
         elif isinstance(body, Ddl):
             yield ChangeEvent(

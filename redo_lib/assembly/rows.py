@@ -27,6 +27,7 @@ from redo_lib.assembly.events import ChangeEvent, EventKind
 _IRP, _DRP, _LKR, _URP, _ORP, _CFA, _QMI, _QMD, _LMN, _CMP = (
     0x0B02, 0x0B03, 0x0B04, 0x0B05, 0x0B06, 0x0B08, 0x0B0B, 0x0B0C, 0x0B10, 0x0B16,
 )  # fmt: skip
+_DIRECT_LOAD = 0x1301  # 19.1 direct loader block with table rows
 _GROUPED = frozenset({_IRP, _DRP, _URP, _ORP, _CFA, _LMN, _CMP})
 _FB_K = 0x80
 _FB_L = 0x04
@@ -56,6 +57,7 @@ class RowChange:
     before: dict[int, bytes | None] = field(default_factory=dict)
     after: dict[int, bytes | None] = field(default_factory=dict)
     changed: tuple[int, ...] = ()  # column indexes the statement set (redo after image of updates)
+    logged: tuple[int, ...] = ()  # column indexes that came from supplemental logging (the key)
     thread: int
     seq: int
     block: int
@@ -68,7 +70,7 @@ class RowChange:
 
 class _Group:
     __slots__ = ("first", "op", "before", "after", "supp_before", "supp_after", "changed", "obj",
-                 "dataobj", "bdba", "slot", "row_id")  # fmt: skip
+                 "dataobj", "bdba", "slot", "row_id", "logged")  # fmt: skip
 
     def __init__(self, event: ChangeEvent) -> None:
         self.first = event
@@ -78,6 +80,7 @@ class _Group:
         self.supp_before: dict[int, bytes | None] = {}
         self.supp_after: dict[int, bytes | None] = {}
         self.changed: list[int] = []
+        self.logged: set[int] = set()
         self.obj = event.obj
         self.dataobj = event.dataobj
         self.bdba = event.bdba
@@ -95,6 +98,7 @@ class _Group:
         if op == _URP:
             self.changed.extend(c for c, _ in event.after if c not in self.changed)
         supp = dict(event.supp_columns)
+        self.logged.update(supp)
         if op in _SUPP_AFTER:
             self.supp_after.update(supp)
         if op in _SUPP_BEFORE:
@@ -119,6 +123,7 @@ class _Group:
         return RowChange(
             op=self.op, obj=self.obj, dataobj=self.dataobj, bdba=bdba, slot=slot,
             before=self.before, after=self.after, changed=tuple(self.changed),
+            logged=tuple(sorted(self.logged)),
             thread=e.thread, seq=e.seq, block=e.block, offset=e.offset, scn=e.scn,
             subscn=e.subscn, time=e.time,
         )  # fmt: skip
@@ -158,7 +163,7 @@ def iter_row_changes(
             )  # fmt: skip
             continue
         op = event.redo_op
-        if op == _QMI:
+        if op in (_QMI, _DIRECT_LOAD):
             yield from _multi(event, RowOp.INSERT)
             continue
         if op == _QMD:
@@ -167,7 +172,7 @@ def iter_row_changes(
         if op not in _GROUPED:
             continue  # lone undo, lock row, anything without row data
         supp_fb = event.supp_fb
-        if (event.fb & _FB_K) or (supp_fb is not None and supp_fb & _FB_K):
+        if ((event.fb | event.undo_fb) & _FB_K) or (supp_fb is not None and supp_fb & _FB_K):
             counts["cluster_key_pieces"] = counts.get("cluster_key_pieces", 0) + 1
             continue
         if supp_fb is None:

@@ -396,6 +396,7 @@ class DirectLoadBlock:
     # Direct-path table block as a text dump shows it (``block_row_dump``): row numbers and rows.
     slots: tuple[int, ...] = ()
     rows: tuple[QmiRow, ...] = ()
+    itl_xids: tuple[Xid, ...] = ()  # non-zero XIDs of the block's ITL (the loading transaction)
 
 
 @final

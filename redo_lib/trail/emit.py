@@ -20,7 +20,7 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol, final
+from typing import Any, Protocol, final
 
 from redo_lib.assembly.rows import RowChange, RowOp, iter_row_changes
 from redo_lib.assembly.transactions import CommittedTransaction
@@ -35,7 +35,7 @@ class _Column(Protocol):
     segcol_no: int
     name: str
     type_code: int
-    charset: str
+    charset: str | None
     hidden: bool
 
 
@@ -48,6 +48,8 @@ class _Table(Protocol):
 
 class _Dictionary(Protocol):
     def lookup(self, obj: int, scn: int) -> _Table: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
 
 
 @final
@@ -87,6 +89,15 @@ class TrailEmitter:
     emitted: Counter[tuple[str, str]] = field(default_factory=Counter)  # (owner.table, op) -> records
     unknown_objects: Counter[int] = field(default_factory=Counter)
     value_errors: list[str] = field(default_factory=list)
+    _by_dataobj: dict[int, int] | None = field(default=None, repr=False)
+
+    def _obj_of(self, rc: RowChange) -> int:
+        """The dictionary object of a change; direct-path blocks (19.1) know only the data object."""
+        if rc.obj or self.dictionary is None:
+            return rc.obj
+        if self._by_dataobj is None:
+            self._by_dataobj = {v.dataobj: v.obj for v in self.dictionary if v.dataobj is not None}
+        return self._by_dataobj.get(rc.dataobj, rc.obj)
 
     def emit(self, txn: CommittedTransaction) -> list[TrailRecord]:
         """The trail records of one committed transaction (empty when nothing of it is captured)."""
@@ -138,14 +149,15 @@ class TrailEmitter:
 
     # -- shaping ---------------------------------------------------------------------------------
     def _table(self, rc: RowChange) -> _Table | None:
+        obj = self._obj_of(rc)
         if self.dictionary is None:
-            return _Schemaless("", f"OBJ_{rc.obj}")
+            return _Schemaless("", f"OBJ_{obj}")
         try:
-            table = self.dictionary.lookup(rc.obj, rc.scn)
+            table = self.dictionary.lookup(obj, rc.scn)
         except MissingObjectError:
-            self.unknown_objects[rc.obj] += 1
+            self.unknown_objects[obj] += 1
             self.counters["unknown_object_changes"] += 1
-            return _Schemaless("", f"OBJ_{rc.obj}") if self.options.emit_unknown else None
+            return _Schemaless("", f"OBJ_{obj}") if self.options.emit_unknown else None
         o = self.options
         full = f"{table.owner}.{table.name}"
         if (
@@ -179,7 +191,7 @@ class TrailEmitter:
             if value is None:
                 return (col.name, None)
             try:
-                return (col.name, decode_value(col.type_code, value, charset=col.charset))
+                return (col.name, decode_value(col.type_code, value, charset=col.charset or "AL32UTF8"))
             except RedoError as exc:
                 self.counters["value_errors"] += 1
                 if len(self.value_errors) < 100:
@@ -187,7 +199,8 @@ class TrailEmitter:
                 return (col.name, value.hex())
 
         rowid = str(RowId.from_dba(dataobj=rc.dataobj, dba=rc.bdba, slot=rc.slot))
-        key_idx = [c.segcol_no - 1 for c in keys]
+        # Without a dictionary the key is what supplemental logging wrote (PK, UK or all columns).
+        key_idx = [c.segcol_no - 1 for c in keys] if names else list(rc.logged)
         if rc.op is RowOp.INSERT:
             if names:
                 cols = tuple(

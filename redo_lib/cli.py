@@ -1,0 +1,233 @@
+"""``python -m redo_lib <command> ...``: argparse in front of library calls, nothing else.
+
+Commands live in ``COMMANDS`` (name -> function taking the command's own arguments and returning
+an exit code); adding one is one function plus one line in that dict. Each command builds its own
+small ``ArgumentParser``; the function's docstring is its help.
+
+Exit codes: 0 success, 1 a ``RedoError`` on the input (printed as ``error: <position>: <message>``),
+2 usage errors (argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TextIO
+
+from redo_lib.dump.render import V12_2, render_header, render_record
+from redo_lib.errors import ErrorPolicy, RedoError
+from redo_lib.format import HEADER_PROBE_SIZE, iter_records, parse_log_header
+from redo_lib.format.model import LogHeader, RedoRecord
+from redo_lib.report import DecodeReport
+from redo_lib.storage import LocalFileSource
+
+PROG = "python -m redo_lib"
+
+
+def _log_parser(name: str, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"{PROG} {name}", description=description)
+    parser.add_argument("log", metavar="LOG", help="archived redo log file")
+    parser.add_argument("--first-block", type=int, default=2, help="first block of the range (default 2)")
+    parser.add_argument(
+        "--last-block", type=int, default=None, help="end of the range, exclusive (default: nab)"
+    )
+    parser.add_argument(
+        "--skip-corrupt",
+        action="store_true",
+        help="record damaged ranges in the report and resume at the next valid record",
+    )
+    return parser
+
+
+def _open(path: str) -> tuple[LocalFileSource, LogHeader]:
+    source = LocalFileSource(path)
+    return source, parse_log_header(source.read(0, HEADER_PROBE_SIZE), source.name)
+
+
+def _records(
+    args: argparse.Namespace, source: LocalFileSource, header: LogHeader, report: DecodeReport
+) -> Iterator[RedoRecord]:
+    policy = ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE
+    return iter_records(source, header, args.first_block, args.last_block, policy=policy, report=report)
+
+
+def cmd_dump(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
+    """Print the log as ALTER SYSTEM DUMP LOGFILE-style text (FILE HEADER, REDO RECORD, CHANGE lines)."""
+    args = _log_parser("dump", cmd_dump.__doc__ or "").parse_args(argv)
+    source, header = _open(args.log)
+    with source:
+        out.write(render_header(header, file_name=source.name))
+        wide = header.compat_version >= V12_2
+        report = DecodeReport()
+        for record in _records(args, source, header, report):
+            out.write(" \n" + render_record(record, wide_scn=wide))
+        out.write("END OF REDO DUMP\n")
+        for skipped in report.skipped:
+            out.write(f"SKIPPED {skipped.kind}: {skipped.position}: {skipped.message}\n")
+    return 0
+
+
+class Progress:
+    """A one-line progress bar on a stream (stdlib only): ``[#####.....]  52%  310/598 blocks``."""
+
+    def __init__(self, total: int, stream: TextIO, *, width: int = 30) -> None:
+        self._total = max(total, 1)
+        self._stream = stream
+        self._width = width
+        self._shown = -1
+        self._last = 0.0
+
+    def update(self, done: int) -> None:
+        percent = min(100, done * 100 // self._total)
+        now = time.monotonic()
+        if percent == self._shown or (now - self._last < 0.1 and percent < 100):
+            return
+        self._shown, self._last = percent, now
+        filled = self._width * percent // 100
+        bar = "#" * filled + "." * (self._width - filled)
+        self._stream.write(f"\r[{bar}] {percent:3d}%  {min(done, self._total)}/{self._total} blocks")
+        self._stream.flush()
+
+    def close(self) -> None:
+        self.update(self._total)
+        self._stream.write("\n")
+        self._stream.flush()
+
+
+def _with_progress(records: Iterable[RedoRecord], progress: Progress | None) -> Iterator[RedoRecord]:
+    for record in records:
+        if progress is not None:
+            progress.update(record.rba.block)
+        yield record
+    if progress is not None:
+        progress.close()
+
+
+def _stats_text(header: LogHeader, name: str, report: DecodeReport) -> str:
+    data = report.to_dict()
+    lines = [
+        f"log: {name}",
+        f"thread {header.thread} sequence {header.sequence} blocks {header.nab} x {header.block_size} "
+        f"({'big' if header.big_endian else 'little'}-endian, compat {header.version_text})",
+        f"records: {data['records']}  vectors: {data['vectors']}  record bytes: {data['bytes']}",
+        "records by VLD: " + ", ".join(f"{k}: {v}" for k, v in data["records_by_vld"].items()),
+        "",
+        f"{'opcode':>8} {'vectors':>8} {'records':>8}",
+    ]
+    for op, count in sorted(report.vectors_by_opcode.items()):
+        lines.append(f"{f'{op[0]}.{op[1]}':>8} {count:>8} {report.records_by_opcode[op]:>8}")
+    if data["opaque_by_category"]:
+        lines += [
+            "",
+            "opaque vectors: " + ", ".join(f"{k}: {v}" for k, v in data["opaque_by_category"].items()),
+        ]
+    lines += ["", f"skipped: {len(report.skipped)}  corrupt ranges: {len(report.corrupt_ranges)}"]
+    lines += [f"  {s.kind}: {s.position}: {s.message}" for s in report.skipped]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_stats(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Count records and change vectors by opcode (and by VLD); --skip-corrupt reports damage."""
+    parser = _log_parser("stats", cmd_stats.__doc__ or "")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--progress", action="store_true", help="progress bar on stderr even when not a tty")
+    args = parser.parse_args(argv)
+    source, header = _open(args.log)
+    report = DecodeReport()
+    progress = Progress(header.nab, err) if args.progress or err.isatty() else None
+    with source:
+        for _ in _with_progress(_records(args, source, header, report), progress):
+            pass
+    if args.json:
+        doc = {"log": source.name, "thread": header.thread, "sequence": header.sequence, **report.to_dict()}
+        out.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        out.write(_stats_text(header, source.name, report))
+    return 0
+
+
+def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Decode archived logs into trail records (committed transactions, commit order)."""
+    from redo_lib.pipeline import decode_logs  # the top layer; keeps `dump`/`stats` start-up lean
+    from redo_lib.trail.emit import EmitOptions
+
+    parser = argparse.ArgumentParser(prog=f"{PROG} decode", description=cmd_decode.__doc__)
+    parser.add_argument("logs", nargs="+", metavar="LOG", help="archived logs of one batch (any order)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--dictionary", metavar="D", help="Redotrail dictionary JSON or OLR schema checkpoint"
+    )
+    source.add_argument("--schemaless", action="store_true", help="no dictionary: OBJ_<n>, COL_<n> as hex")
+    parser.add_argument("--format", choices=("jsonl", "table"), default="jsonl")
+    parser.add_argument("--emit-unknown", action="store_true", help="also emit objects the dictionary lacks")
+    parser.add_argument("--skip-corrupt", action="store_true", help="count damaged ranges and go on")
+    parser.add_argument("--summary", action="store_true", help="print the decode summary (JSON) to stderr")
+    args = parser.parse_args(argv)
+    result = decode_logs(
+        args.logs,
+        None if args.schemaless else args.dictionary,
+        options=EmitOptions(emit_unknown=args.emit_unknown),
+        policy=ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE,
+    )
+    if args.format == "jsonl":
+        for record in result.trail:
+            out.write(json.dumps(record.to_dict()) + "\n")
+    else:
+        out.write(
+            f"{'XID':<12} {'COMMIT SCN':>12} {'IND':>3} {'OP':<9} {'TABLE':<30} {'ROWID':<18} COLUMNS\n"
+        )
+        for r in result.trail:
+            table = f"{r.owner}.{r.table}" if r.owner else r.table
+            cols = ", ".join(f"{k}={v!r}" for k, v in r.columns)
+            out.write(
+                f"{r.xid:<12} {r.commit_scn:>12} {int(r.trans_ind):>3} {r.op:<9} {table:<30} {r.rowid:<18} {cols}\n"
+            )
+    summary = result.summary()
+    if args.summary:
+        err.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        err.write(
+            f"{summary['records']} records, {summary['transactions']} transactions, "
+            f"{summary['trail_records']} trail records, {summary['open_transactions_carried']} open at the end, "
+            f"{sum(result.unknown_objects.values())} changes of objects outside the dictionary (counted), "
+            f"{summary['skipped']} skipped\n"
+        )
+    return 0
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "decode": cmd_decode,
+    "dump": cmd_dump,
+    "stats": cmd_stats,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to ``COMMANDS``; ``RedoError`` -> message on stderr and exit code 1."""
+    listing = "\n".join(
+        f"  {name:<10} {(fn.__doc__ or '').strip().splitlines()[0]}" for name, fn in sorted(COMMANDS.items())
+    )
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Decode Oracle archived redo logs.",
+        epilog=f"commands:\n{listing}\n\n'{PROG} COMMAND -h' shows a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("command", choices=sorted(COMMANDS), metavar="COMMAND")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    ns = parser.parse_args(argv)
+    try:
+        return COMMANDS[ns.command](ns.args)
+    except RedoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `dump LOG | head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

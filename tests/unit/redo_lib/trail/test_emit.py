@@ -1,0 +1,130 @@
+"""Trail shaping rules (trail contract 8-16) on transactions written by hand from their SQL.
+
+The table: STUDENT(STUDENT_KEY NUMBER PRIMARY KEY, NAME VARCHAR2(20), FEE NUMBER) as in seed 000.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from redo_lib.assembly.events import ChangeEvent, EventKind
+from redo_lib.assembly.transactions import assemble
+from redo_lib.dictionary import ColumnDef, DictionaryHistory, TableVersion
+from redo_lib.trail.emit import EmitOptions, TrailEmitter
+from redo_lib.values import encode_number, encode_text
+
+T0 = dt.datetime(2013, 3, 31, 23, 59, 58)
+OBJ, DATAOBJ, BDBA = 76490, 76495, 0x01000436
+N = encode_number
+
+
+def _dictionary(key: tuple[str, ...] = ("STUDENT_KEY",), kind: str = "primary") -> DictionaryHistory:
+    cols = (
+        ColumnDef(col_no=1, segcol_no=1, name="STUDENT_KEY", type_code=2, type_name="NUMBER", length=22),
+        ColumnDef(col_no=2, segcol_no=2, name="NAME", type_code=1, type_name="VARCHAR2", length=20, charset="AL32UTF8"),
+        ColumnDef(col_no=3, segcol_no=3, name="FEE", type_code=2, type_name="NUMBER", length=22),
+    )  # fmt: skip
+    table = TableVersion(
+        obj=OBJ, dataobj=DATAOBJ, owner="US03", name="STUDENT", columns=cols, key_columns=key,
+        key_kind=kind, valid_from_scn=1,
+    )  # fmt: skip
+    return DictionaryHistory([table], db_charset="AL32UTF8", national_charset="AL16UTF16")
+
+
+_n = iter(range(1, 10_000))
+
+
+def _ev(kind: EventKind, **kw: object) -> ChangeEvent:
+    i = next(_n)
+    base: dict[str, object] = {"usn": 4, "slot": 11, "sqn": 854, "thread": 1, "seq": 0x44, "block": 5 + i,
+                               "offset": 16, "scn": 1621000 + i, "subscn": 1, "time": T0, "obj": OBJ,
+                               "dataobj": DATAOBJ, "bdba": BDBA}  # fmt: skip
+    base.update(kw)
+    return ChangeEvent(kind=kind, **base)  # type: ignore[arg-type]
+
+
+def _insert(slot: int, key: int, name: str | None, fee: int | None) -> ChangeEvent:
+    after = (
+        (0, N(key)),
+        (1, None if name is None else encode_text(name, "AL32UTF8")),
+        (2, None if fee is None else N(fee)),
+    )
+    return _ev(EventKind.CHANGE, redo_op=0x0B02, undo_op=3, row_slot=slot, fb=0x2C, after=after)
+
+
+def _update(slot: int, key: int, old: dict[int, bytes | None], new: dict[int, bytes | None]) -> ChangeEvent:
+    # URP undo/redo with the primary key supplementally logged (as ALTER TABLE ... ADD SUPPLEMENTAL LOG
+    # DATA (PRIMARY KEY) COLUMNS writes it): the key's old value in the supplemental columns
+    return _ev(EventKind.CHANGE, redo_op=0x0B05, undo_op=5, row_slot=slot, before=tuple(old.items()),
+               after=tuple(new.items()), supp_fb=0x0C, supp_op=1, supp_bdba=BDBA, supp_slot=slot,
+               supp_columns=((0, N(key)),))  # fmt: skip
+
+
+def _delete(slot: int, key: int, name: str, fee: int) -> ChangeEvent:
+    before = ((0, N(key)), (1, encode_text(name, "AL32UTF8")), (2, N(fee)))
+    return _ev(EventKind.CHANGE, redo_op=0x0B03, undo_op=2, row_slot=slot, before=before, supp_fb=0x1C,
+               supp_op=4, supp_columns=((0, N(key)),))  # fmt: skip
+
+
+def _trail(
+    events: list[ChangeEvent], dictionary: DictionaryHistory | None = None, **opts: object
+) -> list[dict]:
+    committed, _, _ = assemble([_ev(EventKind.BEGIN), *events, _ev(EventKind.COMMIT)])
+    emitter = TrailEmitter(dictionary=dictionary or _dictionary(), options=EmitOptions(**opts))  # type: ignore[arg-type]
+    return [r.to_dict() for txn in committed for r in emitter.emit(txn)]
+
+
+def test_insert_carries_every_column_with_nulls_and_only_tokens_once() -> None:
+    # INSERT INTO student VALUES (1011, 'Jordan', NULL); INSERT ... (1012, NULL, 9000); COMMIT;
+    trail = _trail([_insert(10, 1011, "Jordan", None), _insert(11, 1012, None, 9000)])
+    assert [(r["io_type"], r["before_after"], r["trans_ind"]) for r in trail] == [(5, "A", 0), (5, "A", 2)]
+    assert trail[0]["columns"] == {"STUDENT_KEY": "1011", "NAME": "Jordan", "FEE": None}
+    assert trail[1]["columns"] == {"STUDENT_KEY": "1012", "NAME": None, "FEE": "9000"}
+    assert set(trail[0]["tokens"]) == {"R", "L", "6"} and set(trail[1]["tokens"]) == {"R"}
+    assert trail[0]["tokens"]["6"] == "4.11.854" and trail[0]["rowid"] == "AAASrPAAEAAAAQ2AAK"
+
+
+def test_compressed_update_carries_key_and_set_columns_only() -> None:
+    # UPDATE student SET fee = 6000 WHERE student_key = 1010;
+    trail = _trail([_update(9, 1010, {2: N(9000)}, {2: N(6000)})])
+    (rec,) = trail
+    assert (rec["io_type"], rec["op"], rec["before_after"], rec["trans_ind"]) == (15, "UPDATE", "A", 3)
+    assert rec["columns"] == {"STUDENT_KEY": "1010", "FEE": "6000"}
+    assert rec["changed_columns"] == ["FEE"]
+
+
+def test_key_update_is_a_primary_key_update_with_the_old_key() -> None:
+    # UPDATE student SET student_key = 2010 WHERE student_key = 1010;
+    trail = _trail([_update(9, 1010, {0: N(1010)}, {0: N(2010)})])
+    (rec,) = trail
+    assert (rec["io_type"], rec["op"]) == (115, "PK_UPDATE")
+    assert rec["before"] == {"STUDENT_KEY": "1010"} and rec["columns"] == {"STUDENT_KEY": "2010"}
+
+
+def test_delete_carries_the_key_from_the_undo() -> None:
+    # DELETE FROM student WHERE student_key = 1011;
+    (rec,) = _trail([_delete(10, 1011, "Jordan", 9000)])
+    assert (rec["io_type"], rec["before_after"], rec["columns"]) == (3, "B", {"STUDENT_KEY": "1011"})
+    (full,) = _trail([_delete(10, 1011, "Jordan", 9000)], full_deletes=True)
+    assert full["columns"] == {"STUDENT_KEY": "1011", "NAME": "Jordan", "FEE": "9000"}
+
+
+def test_unknown_object_is_counted_and_emitted_only_when_asked() -> None:
+    event = _insert(1, 1, "x", 1)
+    stranger = ChangeEvent.from_row(event.to_row() | {"obj": 99, "dataobj": 99})
+    assert _trail([stranger]) == []
+    emitted = _trail([stranger], emit_unknown=True)
+    assert emitted[0]["table"] == "OBJ_99" and emitted[0]["columns"] == {
+        "COL_0": "c102",
+        "COL_1": "78",
+        "COL_2": "c102",
+    }
+
+
+@pytest.mark.parametrize(("owner_filter", "expected"), [({"include_owners": frozenset({"US03"})}, 1),
+                                                        ({"exclude_owners": frozenset({"US03"})}, 0),
+                                                        ({"exclude_tables": frozenset({"US03.STUDENT"})}, 0)])  # fmt: skip
+def test_owner_and_table_filters(owner_filter: dict[str, frozenset[str]], expected: int) -> None:
+    assert len(_trail([_insert(1, 1, "x", 1)], **owner_filter)) == expected
