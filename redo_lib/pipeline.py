@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
-from redo_lib.assembly.events import ChangeEvent, iter_events
+from redo_lib.assembly.events import ChangeEvent, EventKind, iter_events
+from redo_lib.assembly.rows import row_change_count
 from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import ErrorPolicy, LogSetError, Position, RedoError, locate
@@ -149,8 +150,8 @@ class DecodeResult:
     assembly: Counter[str] = field(default_factory=Counter)
     emit: Counter[str] = field(default_factory=Counter)
     unknown_objects: Counter[int] = field(default_factory=Counter)
-    cancelled: Counter[tuple[int, int]] = field(default_factory=Counter)
     issues: list[tuple[str, str, Position]] = field(default_factory=list)
+    counts: dict[str, Any] = field(default_factory=dict)  # reconciliation, docs/pipeline-contract.md
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -163,6 +164,71 @@ class DecodeResult:
             "unknown_objects": {str(k): v for k, v in sorted(self.unknown_objects.items())},
             "skipped": len(self.report.skipped),
         }
+
+
+def count_row_changes(events: Iterable[ChangeEvent]) -> Counter[tuple[int, str]]:
+    """Row changes by (obj, op) in a stream of events (see ``assembly.rows.row_change_count``)."""
+    counts: Counter[tuple[int, str]] = Counter()
+    for event in events:
+        counted = row_change_count(event)
+        if counted is not None and counted[1]:
+            counts[(event.obj or event.dataobj, counted[0])] += counted[1]
+    return counts
+
+
+def reconcile(
+    *,
+    emitter: TrailEmitter,
+    table: TransactionTable,
+    decoded: Counter[tuple[int, str]],
+    carried_in: Counter[tuple[int, str]],
+    carried_out: Iterable[ChangeEvent],
+) -> dict[str, Any]:
+    """The batch's Logdump-style counts by table and operation (docs/pipeline-contract.md).
+
+    Invariant: decoded + carried_in = trail + cancelled + out_of_scope + orphaned + carried_out."""
+
+    def by_table(counter: Counter[tuple[int, str]]) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for (obj, op), n in sorted(counter.items()):
+            name = emitter.table_name(obj)
+            out.setdefault(name, {})
+            out[name][op] = out[name].get(op, 0) + n
+        return out
+
+    open_events = list(carried_out)
+    return {
+        "decoded": by_table(decoded),
+        "carried_in": by_table(carried_in),
+        "trail": by_table(emitter.trail_counts),
+        "cancelled": by_table(table.cancelled),
+        "out_of_scope": by_table(emitter.out_of_scope),
+        "orphaned": by_table(table.orphaned),
+        "carried_out": by_table(count_row_changes(open_events)),
+        "transactions": {
+            "committed": table.counters.get("committed", 0),
+            "emitted": emitter.counters.get("transactions", 0),
+            "rolled_back": table.counters.get("rolled_back", 0),
+            "open_carried_out": sum(1 for e in open_events if e.kind is EventKind.BEGIN),
+        },
+        "unknown_objects": {str(k): v for k, v in sorted(emitter.unknown_objects.items())},
+        "issues": {
+            k: v for k, v in sorted(table.counters.items()) if k not in ("begun", "committed", "rolled_back")
+        },
+    }
+
+
+def balance(counts: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Per table and op: (decoded + carried_in) - (trail + cancelled + out_of_scope + orphaned +
+    carried_out). All zeros when the batch reconciles; a non-zero entry is a lost or invented change."""
+    totals: dict[str, dict[str, int]] = {}
+    for part, sign in (("decoded", 1), ("carried_in", 1), ("trail", -1), ("cancelled", -1),
+                       ("out_of_scope", -1), ("orphaned", -1), ("carried_out", -1)):  # fmt: skip
+        for name, ops in counts.get(part, {}).items():
+            for op, n in ops.items():
+                totals.setdefault(name, {}).setdefault(op, 0)
+                totals[name][op] += sign * n
+    return {name: {op: n for op, n in ops.items() if n} for name, ops in totals.items() if any(ops.values())}
 
 
 def decode_logs(
@@ -201,23 +267,39 @@ def assemble_and_emit(
     report: DecodeReport | None = None,
 ) -> DecodeResult:
     """Events in redo order (from binary logs or dump text) -> committed transactions -> trail."""
+    carried = list(carried)
+    carried_in = count_row_changes(carried)
     table = TransactionTable(carried, memory_limit=memory_limit, policy=policy)
     emitter = TrailEmitter(dictionary=dictionary, options=options or EmitOptions())
-    trail: list[TrailRecord] = []
-    # Commits arrive in commit order: every thread's events are in redo order and threads are
-    # merged by SCN, so each transaction is emitted (and its spill file released) at its commit.
+    decoded: Counter[tuple[int, str]] = Counter()
+    emitted: list[tuple[tuple[int, int, int, int, int], list[TrailRecord]]] = []
+    # Each transaction is emitted (and its spill file released) at its commit; the batch's trail is
+    # then put in commit order (contract rule 6: commit SCN, thread, commit record position), which
+    # can differ from redo order where records of one LWN are not in SCN order.
     for event in events:
+        counted = row_change_count(event)
+        if counted is not None and counted[1]:
+            decoded[(event.obj or event.dataobj, counted[0])] += counted[1]
         txn = table.feed(event)
         if txn is not None:
-            trail.extend(emitter.emit(txn))
+            emitted.append((txn.order_key, emitter.emit(txn)))
             txn.changes.close()
+    emitted.sort(key=lambda item: item[0])
+    trail = [record for _, records in emitted for record in records]
+    carried_out = list(table.carry_out())
     return DecodeResult(
         trail=trail,
-        carried_out=list(table.carry_out()),
+        carried_out=carried_out,
         report=report or DecodeReport(),
         assembly=table.counters,
         emit=emitter.counters,
         unknown_objects=emitter.unknown_objects,
-        cancelled=table.cancelled,
         issues=table.issues,
+        counts=reconcile(
+            emitter=emitter,
+            table=table,
+            decoded=decoded,
+            carried_in=carried_in,
+            carried_out=carried_out,
+        ),
     )

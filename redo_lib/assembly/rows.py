@@ -148,6 +148,32 @@ def _multi(event: ChangeEvent, op: RowOp) -> Iterator[RowChange]:
         )  # fmt: skip
 
 
+def row_change_count(event: ChangeEvent) -> tuple[str, int] | None:
+    """How many logical row changes an event amounts to, and their operation, for reconciliation.
+
+    Mirrors ``iter_row_changes`` without building images: a multi-row event counts its rows; a
+    piece of a chained row counts once, on the piece that ends its row (supplemental fb L, or no
+    supplemental logging); cluster-key pieces, lone undo and lock rows count nothing."""
+    op = event.redo_op
+    if event.kind is not EventKind.CHANGE:
+        return None
+    if op in (_QMI, _DIRECT_LOAD):
+        return ("INSERT", len(event.rows))
+    if op == _QMD:
+        return ("DELETE", len(event.rows))
+    if op not in _GROUPED or ((event.fb | event.undo_fb) & _FB_K):
+        return None
+    supp_fb = event.supp_fb
+    if supp_fb is None:
+        return None if op == _LMN else (_OP_NAMES.get(op, "UPDATE"), 1)
+    if supp_fb & _FB_K or not supp_fb & _FB_L:
+        return None
+    return (_OP_NAMES.get(op, "UPDATE"), 1)
+
+
+_OP_NAMES = {_IRP: "INSERT", _DRP: "DELETE"}
+
+
 def iter_row_changes(
     events: Iterable[ChangeEvent], counters: dict[str, int] | None = None
 ) -> Iterator[RowChange]:

@@ -30,6 +30,7 @@ from typing import final
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT, ChangeBuffer
 from redo_lib.assembly.events import ChangeEvent, EventKind
+from redo_lib.assembly.rows import row_change_count
 from redo_lib.errors import AssemblyError, ErrorPolicy, Position
 from redo_lib.scn import Xid
 
@@ -44,7 +45,6 @@ _INVERSE = {
     0x0B0C: 0x0B0B,
     0x0B16: 0x0B16,
 }
-ROW_OPS = frozenset({0x0B02, 0x0B03, 0x0B05, 0x0B06, 0x0B08, 0x0B0B, 0x0B0C, 0x0B10, 0x0B16, 0x1301})
 
 
 @final
@@ -95,7 +95,10 @@ class TransactionTable:
         self._policy = policy
         self._spill_dir = spill_dir
         self.counters: Counter[str] = Counter()
-        self.cancelled: Counter[tuple[int, int]] = Counter()  # (obj, redo_op) -> changes cancelled
+        # row changes by (obj, op) that will never reach the trail: rolled back (wholly or to a
+        # savepoint), or orphaned (their transaction began before anything this table was given)
+        self.cancelled: Counter[tuple[int, str]] = Counter()
+        self.orphaned: Counter[tuple[int, str]] = Counter()
         self.issues: list[tuple[str, str, Position]] = []  # (kind, xid, position), for the report
         for event in carried:
             self.feed(event)
@@ -144,6 +147,8 @@ class TransactionTable:
                 EventKind.ROLLBACK: "rollback_without_begin",
             }[kind]
             self._note(name, event)
+            if kind is EventKind.CHANGE:
+                _count(self.orphaned, event)
             return None
         if kind in (EventKind.CHANGE, EventKind.DDL):
             current.buffer.append(event)
@@ -151,8 +156,7 @@ class TransactionTable:
         del self._open[key]
         if kind is EventKind.ROLLBACK:
             for change in current.buffer:
-                if change.redo_op in ROW_OPS:
-                    self.cancelled[(change.obj, change.redo_op)] += 1
+                _count(self.cancelled, change)
             current.buffer.close()
             self.counters["rolled_back"] += 1
             return None
@@ -187,7 +191,7 @@ class TransactionTable:
         wanted = _INVERSE.get(event.redo_op)
         if wanted is not None and last.redo_op == wanted and (last.obj == event.obj or not event.obj):
             buffer.pop()
-            self.cancelled[(last.obj, last.redo_op)] += 1
+            _count(self.cancelled, last)
             self.counters["partial_rollbacks"] += 1
         else:
             self._note("rollback_unmatched", event)
@@ -201,6 +205,8 @@ class TransactionTable:
                 xid=current.begin.xid,
                 new_xid=event.xid,
             )
+        for change in current.buffer:
+            _count(self.orphaned, change)
         current.buffer.close()
 
     def _note(self, kind: str, event: ChangeEvent) -> None:
@@ -213,6 +219,12 @@ class TransactionTable:
                     _position(event),
                 )
             )
+
+
+def _count(counter: Counter[tuple[int, str]], event: ChangeEvent) -> None:
+    counted = row_change_count(event)
+    if counted is not None and counted[1]:
+        counter[(event.obj or event.dataobj, counted[0])] += counted[1]
 
 
 def _position(event: ChangeEvent) -> Position:

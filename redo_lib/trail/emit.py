@@ -88,8 +88,13 @@ class TrailEmitter:
     counters: Counter[str] = field(default_factory=Counter)
     emitted: Counter[tuple[str, str]] = field(default_factory=Counter)  # (owner.table, op) -> records
     unknown_objects: Counter[int] = field(default_factory=Counter)
+    # reconciliation, by (obj, op) with PK_UPDATE counted as UPDATE: row changes that became trail
+    # records, and row changes of committed transactions outside the capture scope
+    trail_counts: Counter[tuple[int, str]] = field(default_factory=Counter)
+    out_of_scope: Counter[tuple[int, str]] = field(default_factory=Counter)
     value_errors: list[str] = field(default_factory=list)
     _by_dataobj: dict[int, int] | None = field(default=None, repr=False)
+    _names: dict[int, str] | None = field(default=None, repr=False)
 
     def _obj_of(self, rc: RowChange) -> int:
         """The dictionary object of a change; direct-path blocks (19.1) know only the data object."""
@@ -139,6 +144,7 @@ class TrailEmitter:
                 )  # fmt: skip
             )
             self.emitted[(f"{table.owner}.{table.name}", op)] += 1
+            self.trail_counts[(self._obj_of(rc), "UPDATE" if op == "PK_UPDATE" else op)] += 1
         if records:
             self.counters["transactions"] += 1
         return records
@@ -146,6 +152,20 @@ class TrailEmitter:
     def emit_all(self, transactions: Iterable[CommittedTransaction]) -> Iterator[TrailRecord]:
         for txn in transactions:
             yield from self.emit(txn)
+
+    def table_name(self, obj: int) -> str:
+        """``OWNER.TABLE`` of an object as the dictionary last knew it, else ``OBJ_<n>``."""
+        if self.dictionary is not None:
+            if self._names is None:
+                names: dict[int, str] = {}
+                for v in self.dictionary:
+                    names[v.obj] = f"{v.owner}.{v.name}"
+                    if v.dataobj is not None:
+                        names.setdefault(v.dataobj, names[v.obj])
+                self._names = names
+            if obj in self._names:
+                return self._names[obj]
+        return f"OBJ_{obj}"
 
     # -- shaping ---------------------------------------------------------------------------------
     def _table(self, rc: RowChange) -> _Table | None:
@@ -157,7 +177,10 @@ class TrailEmitter:
         except MissingObjectError:
             self.unknown_objects[obj] += 1
             self.counters["unknown_object_changes"] += 1
-            return _Schemaless("", f"OBJ_{obj}") if self.options.emit_unknown else None
+            if self.options.emit_unknown:
+                return _Schemaless("", f"OBJ_{obj}")
+            self.out_of_scope[(obj, rc.op.value)] += 1
+            return None
         o = self.options
         full = f"{table.owner}.{table.name}"
         if (
@@ -167,6 +190,7 @@ class TrailEmitter:
             or full in o.exclude_tables
         ):
             self.counters["filtered_changes"] += 1
+            self.out_of_scope[(obj, rc.op.value)] += 1
             return None
         return table
 

@@ -63,7 +63,7 @@ def test_rolled_back_transaction_leaves_nothing_and_is_counted() -> None:
     events = [begin(), change(IRP), change(IRP), ev(EventKind.ROLLBACK)]
     committed, carried, table = assemble(events)
     assert committed == [] and carried == []
-    assert table.cancelled[(100, IRP)] == 2
+    assert table.cancelled[(100, "INSERT")] == 2
 
 
 def test_rollback_to_savepoint_cancels_exactly_the_changes_after_it() -> None:
