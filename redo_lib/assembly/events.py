@@ -189,6 +189,17 @@ def _place(
     ``start - 1`` and the rest keep their relative distance. A column whose NULL-bitmap bit is set
     is NULL whatever its field holds."""
     shift = start - 1 if start > 0 else 0
+    if (
+        kdo is not None
+        and len(columns) == 1
+        and columns[0] is not None
+        and (kdo.cc or 0) > 1
+        and kdo.size_delt is not None
+        and len(columns[0]) == kdo.size_delt
+    ):
+        # an OLTP-compressed row image (redo-format §5.1): one field holding the whole row piece,
+        # not a column value; the supplemental columns supply the values
+        return ()
     if positions:
         base = positions[0] if start > 0 else 0
         out: list[tuple[int, bytes | None]] = []
@@ -252,6 +263,23 @@ def _pair_event(record: RedoRecord, undo_vec: ChangeVector, redo_vec: ChangeVect
     if isinstance(redo, RowOperation):
         if redo.columns:
             after = _place(redo.columns, rkdo, redo.positions, start_after)
+        if (
+            rkdo is not None
+            and ukdo is not None
+            and (rkdo.op & 0x1F) == KdoOpCode.URP
+            and rkdo.ncol is not None
+            and ukdo.ncol is not None
+            and rkdo.ncol < ukdo.ncol
+        ):
+            # trailing columns set to NULL: Oracle cuts them from the row piece (redo ncol shrinks)
+            # and the redo URP carries no value for them; their undo positions say which they are
+            present = {c for c, _ in after}
+            extra = [
+                (before[i][0], None)
+                for i, pos in enumerate(undo.positions)
+                if pos >= rkdo.ncol and i < len(before) and before[i][0] not in present
+            ]
+            after = after + tuple(extra)
         if redo.qmi_rows:
             rows = _multi_rows(redo.qmi_rows, rkdo.slots if rkdo else ())
     if not rows and undo.qmi_rows:

@@ -34,7 +34,7 @@ _FB_L = 0x04
 _FB_F = 0x08
 # redo ops whose supplemental columns are after values / before values (§6.6.2)
 _SUPP_AFTER = frozenset({_IRP, _LKR, _URP, _LMN})
-_SUPP_BEFORE = frozenset({_DRP, _URP, _ORP, _LMN})
+_SUPP_BEFORE = frozenset({_DRP, _URP, _ORP, _LMN, _CFA})  # CFA: oracdc's expectations (not OLR's rule)
 
 
 class RowOp(enum.Enum):
@@ -70,7 +70,7 @@ class RowChange:
 
 class _Group:
     __slots__ = ("first", "op", "before", "after", "supp_before", "supp_after", "changed", "obj",
-                 "dataobj", "bdba", "slot", "row_id", "logged")  # fmt: skip
+                 "dataobj", "bdba", "slot", "row_id", "logged", "flags")  # fmt: skip
 
     def __init__(self, event: ChangeEvent) -> None:
         self.first = event
@@ -81,6 +81,7 @@ class _Group:
         self.supp_after: dict[int, bytes | None] = {}
         self.changed: list[int] = []
         self.logged: set[int] = set()
+        self.flags = 0
         self.obj = event.obj
         self.dataobj = event.dataobj
         self.bdba = event.bdba
@@ -152,7 +153,7 @@ def row_change_count(event: ChangeEvent) -> tuple[str, int] | None:
     """How many logical row changes an event amounts to, and their operation, for reconciliation.
 
     Mirrors ``iter_row_changes`` without building images: a multi-row event counts its rows; a
-    piece of a chained row counts once, on the piece that ends its row (supplemental fb L, or no
+    chained row counts once, on its first piece (supplemental fb F; every piece without
     supplemental logging); cluster-key pieces, lone undo and lock rows count nothing."""
     op = event.redo_op
     if event.kind is not EventKind.CHANGE:
@@ -166,8 +167,8 @@ def row_change_count(event: ChangeEvent) -> tuple[str, int] | None:
     supp_fb = event.supp_fb
     if supp_fb is None:
         return None if op == _LMN else (_OP_NAMES.get(op, "UPDATE"), 1)
-    if supp_fb & _FB_K or not supp_fb & _FB_L:
-        return None
+    if supp_fb & _FB_K or not supp_fb & _FB_F:
+        return None  # counted once per row: on its first piece (F), whatever order pieces come in
     return (_OP_NAMES.get(op, "UPDATE"), 1)
 
 
@@ -219,7 +220,10 @@ def iter_row_changes(
         if group is None:
             group = _Group(event)
         group.add(event)
-        if supp_fb & _FB_L:
+        group.flags |= supp_fb
+        # a row is complete once its first (F) and last (L) pieces are both in: pieces may come
+        # last-first (chained inserts, and updates as the oracdc reverse-order records show)
+        if group.flags & _FB_F and group.flags & _FB_L:
             yield group.finish()
             group = None
     if group is not None:

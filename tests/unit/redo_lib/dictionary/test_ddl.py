@@ -1,0 +1,367 @@
+"""apply_ddl: DDL met in the redo (24.1) opens a new dictionary version from its SCN on.
+
+Expected layouts follow Oracle's documented behaviour: added columns go to the end of the row (next
+SEGCOL#); a physical DROP COLUMN removes the data from every row, so later columns move down; SET
+UNUSED keeps the column in the row, hidden; 12c's first nullable column added with a DEFAULT brings a
+hidden RAW guard column SYS_NCnnnnn$ just before it (USER_TAB_COLS of ``alter table xxx add (b integer
+default 1)`` shows A, SYS_NC00002$, B); virtual columns take no SEGCOL#; adding a primary key makes its
+columns NOT NULL. Keys follow trail-contract rule 12.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from redo_lib.dictionary.ddl import DdlEffect, DdlKind, apply_ddl
+from redo_lib.dictionary.history import DictionaryHistory
+from redo_lib.dictionary.model import ColumnDef, KeyKind, TableVersion, TypeCode
+from redo_lib.errors import DictionaryError
+
+SCN = 5000
+
+
+def col(segcol: int, name: str, type_name: str, type_code: int, **extra: Any) -> ColumnDef:
+    return ColumnDef(col_no=segcol, segcol_no=segcol, name=name, type_code=type_code, type_name=type_name,
+                     length=extra.pop("length", 22), **extra)  # fmt: skip
+
+
+ORDERS = TableVersion(
+    obj=100,
+    dataobj=100,
+    owner="APP",
+    name="ORDERS",
+    columns=(
+        col(1, "ID", "NUMBER", 2, nullable=False, precision=10, scale=0),
+        col(2, "CUSTOMER", "VARCHAR2", 1, length=30, char_length=30, charset="AL32UTF8"),
+        col(3, "CREATED", "DATE", 12, length=7),
+    ),
+    key_columns=("ID",),
+    key_kind=KeyKind.PRIMARY,
+    valid_from_scn=1000,
+)
+NOTES = TableVersion(
+    obj=200,
+    dataobj=200,
+    owner="APP",
+    name="NOTES",
+    columns=(col(1, "A", "NUMBER", 2), col(2, "B", "VARCHAR2", 1, length=10, charset="AL32UTF8")),
+    key_columns=("A", "B"),
+    key_kind=KeyKind.ALL,
+    valid_from_scn=1000,
+)
+HISTORY = DictionaryHistory([ORDERS, NOTES], db_charset="AL32UTF8", national_charset="AL16UTF16")
+
+
+def layout(version: TableVersion) -> list[tuple[int, str, str, bool, bool]]:
+    """(segcol#, name, type, nullable, hidden) in segcol order."""
+    return [(c.segcol_no, c.name, c.type_name, c.nullable, c.hidden) for c in version.columns]
+
+
+def apply(text: str, obj: int | None = 100, **kwargs: Any) -> tuple[DictionaryHistory, DdlEffect]:
+    return apply_ddl(HISTORY, obj=obj, scn=SCN, text=text, schema="APP", **kwargs)
+
+
+ID = (1, "ID", "NUMBER", False, False)
+CUSTOMER = (2, "CUSTOMER", "VARCHAR2", True, False)
+CREATED = (3, "CREATED", "DATE", True, False)
+
+# (text, obj, kind, layout of the new version, key kind, key columns)
+ALTER_ROWS = [
+    ("ALTER TABLE APP.ORDERS ADD (AMOUNT NUMBER(12,2))", 100, DdlKind.ALTER,
+     [ID, CUSTOMER, CREATED, (4, "AMOUNT", "NUMBER", True, False)], KeyKind.PRIMARY, ("ID",), "add-parenthesized"),
+    ("alter table orders add status char(1) not null enable;", 100, DdlKind.ALTER,
+     [ID, CUSTOMER, CREATED, (4, "STATUS", "CHAR", False, False)], KeyKind.PRIMARY, ("ID",), "add-bare-not-null"),
+    ("ALTER TABLE ORDERS ADD (A NUMBER, B VARCHAR2(10 CHAR) NULL)", 100, DdlKind.ALTER,
+     [ID, CUSTOMER, CREATED, (4, "A", "NUMBER", True, False), (5, "B", "VARCHAR2", True, False)],
+     KeyKind.PRIMARY, ("ID",), "add-two"),
+    ("ALTER TABLE ORDERS ADD (FLAG NUMBER DEFAULT 1)", 100, DdlKind.ALTER,
+     [ID, CUSTOMER, CREATED, (4, "SYS_NC00004$", "RAW", True, True), (5, "FLAG", "NUMBER", True, False)],
+     KeyKind.PRIMARY, ("ID",), "add-default-nullable-guard-column"),
+    ("ALTER TABLE ORDERS ADD (FLAG NUMBER DEFAULT 0 NOT NULL)", 100, DdlKind.ALTER,
+     [ID, CUSTOMER, CREATED, (4, "FLAG", "NUMBER", False, False)], KeyKind.PRIMARY, ("ID",), "add-default-not-null"),
+    ('ALTER TABLE "APP"."ORDERS" ADD ("MixedCase" NUMBER)', 100, DdlKind.ALTER,
+     [ID, CUSTOMER, CREATED, (4, "MixedCase", "NUMBER", True, False)], KeyKind.PRIMARY, ("ID",), "quoted-names"),
+    ("ALTER TABLE ORDERS DROP COLUMN CUSTOMER", 100, DdlKind.ALTER,
+     [ID, (2, "CREATED", "DATE", True, False)], KeyKind.PRIMARY, ("ID",), "drop-column-moves-later-down"),
+    ("ALTER TABLE ORDERS DROP (CUSTOMER, CREATED) CHECKPOINT 500", 100, DdlKind.ALTER,
+     [ID], KeyKind.PRIMARY, ("ID",), "drop-list"),
+    ("ALTER TABLE ORDERS DROP COLUMN ID CASCADE CONSTRAINTS", 100, DdlKind.ALTER,
+     [(1, "CUSTOMER", "VARCHAR2", True, False), (2, "CREATED", "DATE", True, False)],
+     KeyKind.ALL, ("CUSTOMER", "CREATED"), "drop-key-column"),
+    ("ALTER TABLE ORDERS SET UNUSED (CUSTOMER)", 100, DdlKind.ALTER,
+     [ID, (2, "SYS_C00002_UNUSED$", "VARCHAR2", True, True), CREATED], KeyKind.PRIMARY, ("ID",), "set-unused"),
+    ("ALTER TABLE ORDERS RENAME COLUMN ID TO ORDER_ID", 100, DdlKind.ALTER,
+     [(1, "ORDER_ID", "NUMBER", False, False), CUSTOMER, CREATED], KeyKind.PRIMARY, ("ORDER_ID",), "rename-column"),
+    ("ALTER TABLE ORDERS MODIFY (CUSTOMER NVARCHAR2(50) NOT NULL)", 100, DdlKind.ALTER,
+     [ID, (2, "CUSTOMER", "NVARCHAR2", False, False), CREATED], KeyKind.PRIMARY, ("ID",), "modify-type-and-null"),
+    ("ALTER TABLE ORDERS MODIFY CREATED NOT NULL", 100, DdlKind.ALTER,
+     [ID, CUSTOMER, (3, "CREATED", "DATE", False, False)], KeyKind.PRIMARY, ("ID",), "modify-not-null"),
+    ("ALTER TABLE ORDERS DROP PRIMARY KEY KEEP INDEX", 100, DdlKind.ALTER,
+     [ID, CUSTOMER, CREATED], KeyKind.ALL, ("ID", "CUSTOMER", "CREATED"), "drop-primary-key"),
+    ("ALTER TABLE ORDERS ADD (X NUMBER) MODIFY (CUSTOMER NOT NULL)", 100, DdlKind.ALTER,
+     [ID, (2, "CUSTOMER", "VARCHAR2", False, False), CREATED, (4, "X", "NUMBER", True, False)],
+     KeyKind.PRIMARY, ("ID",), "two-clauses"),
+    ("ALTER TABLE ORDERS ADD (X NUMBER)", None, DdlKind.ALTER,
+     [ID, CUSTOMER, CREATED, (4, "X", "NUMBER", True, False)], KeyKind.PRIMARY, ("ID",), "by-name-without-obj"),
+    ("ALTER TABLE ORDERS RENAME TO ORDERS_OLD", 100, DdlKind.RENAME,
+     [ID, CUSTOMER, CREATED], KeyKind.PRIMARY, ("ID",), "rename-to"),
+    ("RENAME ORDERS TO ORDERS2", 100, DdlKind.RENAME,
+     [ID, CUSTOMER, CREATED], KeyKind.PRIMARY, ("ID",), "rename-statement"),
+    ("ALTER TABLE NOTES ADD CONSTRAINT NOTES_PK PRIMARY KEY (A)", 200, DdlKind.ALTER,
+     [(1, "A", "NUMBER", False, False), (2, "B", "VARCHAR2", True, False)], KeyKind.PRIMARY, ("A",), "add-primary-key"),
+    ("ALTER TABLE NOTES ADD (C DATE)", 200, DdlKind.ALTER,
+     [(1, "A", "NUMBER", True, False), (2, "B", "VARCHAR2", True, False), (3, "C", "DATE", True, False)],
+     KeyKind.ALL, ("A", "B", "C"), "all-columns-key-grows"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "obj", "kind", "columns", "key_kind", "key"),
+    [pytest.param(*row[:-1], id=row[-1]) for row in ALTER_ROWS],
+)
+def test_alter_opens_a_version_with_the_new_layout(
+    text: str, obj: int | None, kind: DdlKind, columns: list[Any], key_kind: KeyKind, key: tuple[str, ...]
+) -> None:
+    history, effect = apply(text, obj)
+    table = obj or 100  # without an object id the text names ORDERS
+    new = history.lookup(table, SCN)
+    assert (effect.kind, layout(new), new.key_kind, new.key_columns) == (kind, columns, key_kind, key)
+    assert effect.version == new and effect.obj == table
+    # the version before the DDL is closed at its SCN, otherwise unchanged
+    assert history.lookup(table, SCN - 1) == dataclasses.replace(
+        HISTORY.lookup(table, SCN - 1), valid_to_scn=SCN
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("ALTER TABLE ORDERS RENAME TO ORDERS_OLD", "ORDERS_OLD"), ("RENAME ORDERS TO ORDERS2", "ORDERS2")],
+    ids=["alter-rename-to", "rename-statement"],
+)
+def test_rename_changes_the_name_from_the_scn_on(text: str, name: str) -> None:
+    history, effect = apply(text)
+    assert (history.lookup(100, SCN - 1).name, history.lookup(100, SCN).name) == ("ORDERS", name)
+    assert effect.table == "APP.ORDERS"
+
+
+# (text, obj, owner.name, layout, key kind, key columns)
+CREATE_ROWS = [
+    ("CREATE TABLE APP.ITEMS (ID NUMBER PRIMARY KEY, NAME VARCHAR2(20) NOT NULL, PRICE NUMBER(8,2), "
+     "CONSTRAINT ITEMS_UK UNIQUE (NAME))", "APP.ITEMS",
+     [(1, "ID", "NUMBER", False, False), (2, "NAME", "VARCHAR2", False, False), (3, "PRICE", "NUMBER", True, False)],
+     KeyKind.PRIMARY, ("ID",), "inline-primary-key"),
+    ("create table items (a number, b varchar2(5), c date, constraint items_pk primary key (a, b))", "APP.ITEMS",
+     [(1, "A", "NUMBER", False, False), (2, "B", "VARCHAR2", False, False), (3, "C", "DATE", True, False)],
+     KeyKind.PRIMARY, ("A", "B"), "out-of-line-primary-key"),
+    ("CREATE TABLE SCOTT.T2 (A NUMBER NOT NULL UNIQUE, B NUMBER)", "SCOTT.T2",
+     [(1, "A", "NUMBER", False, False), (2, "B", "NUMBER", True, False)], KeyKind.UNIQUE, ("A",), "unique-not-null"),
+    ("CREATE TABLE T3 (A NUMBER UNIQUE, B CLOB)", "APP.T3",
+     [(1, "A", "NUMBER", True, False), (2, "B", "CLOB", True, False)], KeyKind.ALL, ("A",), "nullable-unique-is-no-key"),
+    ("CREATE TABLE V (A NUMBER, B AS (A * 2), C NUMBER GENERATED ALWAYS AS IDENTITY, D DATE INVISIBLE)", "APP.V",
+     [(1, "A", "NUMBER", True, False), (2, "C", "NUMBER", False, False), (3, "D", "DATE", True, True)],
+     KeyKind.ALL, ("A", "C"), "virtual-identity-invisible"),
+    ("CREATE TABLE P (PERIOD NUMBER, SCOPE VARCHAR2(3), CHECK (PERIOD > 0)) TABLESPACE USERS", "APP.P",
+     [(1, "PERIOD", "NUMBER", True, False), (2, "SCOPE", "VARCHAR2", True, False)], KeyKind.ALL,
+     ("PERIOD", "SCOPE"), "keyword-like-column-names"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "table", "columns", "key_kind", "key"),
+    [pytest.param(*row[:-1], id=row[-1]) for row in CREATE_ROWS],
+)
+def test_create_table_opens_a_first_version(
+    text: str, table: str, columns: list[Any], key_kind: KeyKind, key: tuple[str, ...]
+) -> None:
+    history, effect = apply(text, obj=300)
+    new = history.lookup(300, SCN)
+    assert (effect.kind, effect.table, new.full_name) == (DdlKind.CREATE, table, table)
+    assert (layout(new), new.key_kind, new.key_columns) == (columns, key_kind, key)
+    assert (new.dataobj, new.valid_from_scn, history.contains(300, SCN - 1)) == (300, SCN, False)
+
+
+def test_create_partitioned_table_has_no_segment_of_its_own() -> None:
+    history, effect = apply(
+        "CREATE TABLE S (A NUMBER) PARTITION BY RANGE (A) (PARTITION P1 VALUES LESS THAN (10))", 300
+    )
+    assert history.lookup(300, SCN).dataobj is None
+    assert "partitions" in effect.message
+
+
+def test_create_without_object_id_leaves_the_history_unchanged() -> None:
+    history, effect = apply("CREATE TABLE APP.ITEMS (ID NUMBER)", obj=None)
+    assert history is HISTORY
+    assert (effect.kind, effect.version, effect.table) == (DdlKind.CREATE, None, "APP.ITEMS")
+    assert "unknown object id" in effect.message
+
+
+def test_drop_table_ends_the_table_at_the_scn() -> None:
+    history, effect = apply("DROP TABLE APP.ORDERS CASCADE CONSTRAINTS PURGE")
+    assert (effect.kind, effect.version, effect.table) == (DdlKind.DROP, None, "APP.ORDERS")
+    assert history.contains(100, SCN - 1) and not history.contains(100, SCN)
+    assert history.contains(200, SCN)
+
+
+@pytest.mark.parametrize(
+    ("text", "obj", "kind"),
+    [
+        ("TRUNCATE TABLE ORDERS DROP STORAGE", 100, DdlKind.TRUNCATE),
+        ("ALTER TABLE ORDERS ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS", 100, DdlKind.ALTER),
+        ("ALTER TABLE ORDERS ADD CONSTRAINT ORDERS_CK CHECK (ID > 0)", 100, DdlKind.ALTER),
+        ("ALTER TABLE ORDERS ADD (TOTAL AS (ID * 2) VIRTUAL)", 100, DdlKind.ALTER),
+        ("ALTER TABLE ORDERS ENABLE ROW MOVEMENT", 100, DdlKind.ALTER),
+        ("ALTER TABLE NOTES DROP CONSTRAINT NOTES_FK", 200, DdlKind.ALTER),
+        ("ALTER TABLE ELSEWHERE.T ADD (A NUMBER)", 999, DdlKind.ALTER),
+        ("ALTER TABLE ELSEWHERE.T RENAME TO U", 999, DdlKind.RENAME),
+        ("DROP TABLE NOT_CAPTURED", None, DdlKind.DROP),
+    ],
+    ids=["truncate", "supplemental-log", "check-constraint", "virtual-column", "row-movement", "drop-constraint-all-key", "unknown-object",
+         "unknown-object-rename", "unknown-name"],
+)  # fmt: skip
+def test_ddl_without_dictionary_change_returns_the_same_history(
+    text: str, obj: int | None, kind: DdlKind
+) -> None:
+    history, effect = apply(text, obj)
+    assert history is HISTORY
+    assert (effect.kind, effect.version) == (kind, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CREATE INDEX ORDERS_I ON ORDERS (CUSTOMER)",
+        "GRANT SELECT ON ORDERS TO PUBLIC",
+        "ALTER TABLE ORDERS MOVE TABLESPACE USERS",
+        "CREATE TABLE X AS SELECT * FROM ORDERS",
+        "CREATE TABLE X (A, B) AS SELECT ID, CUSTOMER FROM ORDERS",
+        "CREATE TABLE G (ID NUMBER, SHAPE SDO_GEOMETRY)",
+        "CREATE TABLE X (ID NUMBER PRIMARY KEY, V VARCHAR2(9)) ORGANIZATION INDEX",
+        "ALTER TABLE ORDERS ADD (BROKEN NUMBER(",
+        "ALTER TABLE ORDERS ADD (DOC XMLTYPE)",
+        "ALTER TABLE ORDERS DROP CONSTRAINT SOME_NAME",
+        "ALTER TABLE ORDERS ADD PARTITION P2 VALUES LESS THAN (10)",
+        "",
+    ],
+    ids=["create-index", "grant", "move", "ctas", "ctas-with-columns", "object-type-column", "iot",
+         "cut-text", "xmltype", "drop-constraint-of-keyed-table", "add-partition", "empty"],
+)  # fmt: skip
+def test_what_is_not_understood_is_reported_unsupported(text: str) -> None:
+    history, effect = apply(text, obj=100)
+    assert history is HISTORY
+    assert (effect.kind, effect.version) == (DdlKind.UNSUPPORTED, None)
+    assert text[:20] in effect.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ALTER TABLE APP.OTHER ADD (A NUMBER)",
+        "ALTER TABLE ORDERS DROP COLUMN NOT_THERE",
+        "ALTER TABLE ORDERS ADD (CUSTOMER VARCHAR2(5))",
+        "ALTER TABLE ORDERS RENAME COLUMN ID TO CUSTOMER",
+        "ALTER TABLE ORDERS MODIFY (NOT_THERE NUMBER)",
+        "ALTER TABLE ORDERS DROP (ID, CUSTOMER, CREATED)",
+    ],
+    ids=["object-is-another-table", "drop-missing-column", "add-existing-column", "rename-onto-existing",
+         "modify-missing-column", "drop-every-column"],
+)  # fmt: skip
+def test_ddl_contradicting_the_history_raises(text: str) -> None:
+    with pytest.raises(DictionaryError):
+        apply(text, obj=100)
+
+
+def test_a_version_after_the_ddl_scn_is_an_error() -> None:
+    later, _ = apply("ALTER TABLE ORDERS ADD (X NUMBER)")
+    with pytest.raises(DictionaryError):
+        apply_ddl(later, obj=100, scn=SCN - 10, text="ALTER TABLE ORDERS ADD (Y NUMBER)")
+
+
+def test_successive_ddl_builds_a_history_of_versions() -> None:
+    history = HISTORY
+    for scn, text in [
+        (2000, "ALTER TABLE ORDERS ADD (FLAG NUMBER DEFAULT 1)"),
+        (3000, "ALTER TABLE ORDERS ADD (NOTE VARCHAR2(10) DEFAULT 'x')"),  # the guard column exists already
+        (4000, "ALTER TABLE ORDERS SET UNUSED COLUMN CUSTOMER"),
+        (5000, "ALTER TABLE ORDERS DROP UNUSED COLUMNS"),
+    ]:
+        history, effect = apply_ddl(history, obj=100, scn=scn, text=text, schema="APP")
+        assert effect.kind == DdlKind.ALTER
+    assert [c.name for c in history.lookup(100, 2500).columns] == [
+        "ID",
+        "CUSTOMER",
+        "CREATED",
+        "SYS_NC00004$",
+        "FLAG",
+    ]
+    assert [(c.segcol_no, c.name) for c in history.lookup(100, 4500).columns][-2:] == [
+        (5, "FLAG"),
+        (6, "NOTE"),
+    ]
+    assert [(c.segcol_no, c.col_no, c.name) for c in history.lookup(100, 5000).columns] == [
+        (1, 1, "ID"), (2, 2, "CREATED"), (3, 0, "SYS_NC00004$"), (4, 3, "FLAG"), (5, 4, "NOTE")
+    ]  # fmt: skip
+    assert [v.valid_from_scn for v in history.versions(100)] == [1000, 2000, 3000, 4000, 5000]
+
+
+def test_guard_column_can_be_turned_off_for_11g() -> None:
+    history, _ = apply("ALTER TABLE ORDERS ADD (FLAG NUMBER DEFAULT 1)", guard_column=False)
+    assert layout(history.lookup(100, SCN))[3:] == [(4, "FLAG", "NUMBER", True, False)]
+
+
+# (declared type, DATA_TYPE, type code, DATA_LENGTH, precision, scale, char length, charset)
+TYPE_ROWS = [
+    ("NUMBER", "NUMBER", TypeCode.NUMBER, 22, None, None, None, None),
+    ("NUMBER(10,2)", "NUMBER", TypeCode.NUMBER, 22, 10, 2, None, None),
+    ("NUMBER(5)", "NUMBER", TypeCode.NUMBER, 22, 5, 0, None, None),
+    ("INTEGER", "NUMBER", TypeCode.NUMBER, 22, None, 0, None, None),
+    ("FLOAT", "FLOAT", TypeCode.NUMBER, 22, 126, None, None, None),
+    ("FLOAT(10)", "FLOAT", TypeCode.NUMBER, 22, 10, None, None, None),
+    ("VARCHAR2(20)", "VARCHAR2", TypeCode.VARCHAR2, 20, None, None, 20, "AL32UTF8"),
+    ("VARCHAR2(20 CHAR)", "VARCHAR2", TypeCode.VARCHAR2, 80, None, None, 20, "AL32UTF8"),
+    ("CHAR", "CHAR", TypeCode.CHAR, 1, None, None, 1, "AL32UTF8"),
+    ("NVARCHAR2(10)", "NVARCHAR2", TypeCode.VARCHAR2, 20, None, None, 10, "AL16UTF16"),
+    ("NCHAR(3)", "NCHAR", TypeCode.CHAR, 6, None, None, 3, "AL16UTF16"),
+    ("DATE", "DATE", TypeCode.DATE, 7, None, None, None, None),
+    ("TIMESTAMP", "TIMESTAMP", TypeCode.TIMESTAMP, 11, None, 6, None, None),
+    ("TIMESTAMP(3) WITH TIME ZONE", "TIMESTAMP WITH TIME ZONE", TypeCode.TIMESTAMP_TZ, 13, None, 3, None, None),
+    ("TIMESTAMP WITH LOCAL TIME ZONE", "TIMESTAMP WITH LOCAL TIME ZONE", TypeCode.TIMESTAMP_LTZ, 11, None, 6, None,
+     None),
+    ("INTERVAL YEAR(3) TO MONTH", "INTERVAL YEAR TO MONTH", TypeCode.INTERVAL_YM, 5, 3, 0, None, None),
+    ("INTERVAL DAY TO SECOND(3)", "INTERVAL DAY TO SECOND", TypeCode.INTERVAL_DS, 11, 2, 3, None, None),
+    ("INTERVAL DAY(4) TO SECOND", "INTERVAL DAY TO SECOND", TypeCode.INTERVAL_DS, 11, 4, 6, None, None),
+    ("RAW(16)", "RAW", TypeCode.RAW, 16, None, None, None, None),
+    ("LONG RAW", "LONG RAW", TypeCode.LONG_RAW, 0, None, None, None, None),
+    ("CLOB", "CLOB", TypeCode.CLOB, 4000, None, None, None, "AL32UTF8"),
+    ("NCLOB", "NCLOB", TypeCode.CLOB, 4000, None, None, None, "AL16UTF16"),
+    ("BLOB", "BLOB", TypeCode.BLOB, 4000, None, None, None, None),
+    ("BINARY_DOUBLE", "BINARY_DOUBLE", TypeCode.BINARY_DOUBLE, 8, None, None, None, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("declared", "name", "code", "length", "precision", "scale", "char_length", "charset"),
+    TYPE_ROWS,
+    ids=[row[0] for row in TYPE_ROWS],
+)
+def test_added_column_type_as_the_dictionary_views_show_it(
+    declared: str, name: str, code: int, length: int, precision: int | None, scale: int | None,
+    char_length: int | None, charset: str | None,
+) -> None:  # fmt: skip
+    history, _ = apply(f"ALTER TABLE ORDERS ADD (X {declared})")
+    new = history.lookup(100, SCN).columns[-1]
+    assert (new.name, new.type_name, new.type_code, new.length) == ("X", name, code, length)
+    assert (new.precision, new.scale, new.char_length, new.charset) == (
+        precision,
+        scale,
+        char_length,
+        charset,
+    )
+
+
+def test_comments_terminator_and_case_do_not_matter() -> None:
+    history, effect = apply("  Alter Table orders /* why */ Add ( x Number -- amount\n ) ;\n")
+    assert effect.kind == DdlKind.ALTER
+    assert layout(history.lookup(100, SCN))[-1] == (4, "X", "NUMBER", True, False)
