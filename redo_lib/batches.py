@@ -174,6 +174,7 @@ def events_schema() -> Any:
             pa.list_(pa.struct([pa.field("slot", pa.int32()), pa.field("values", pa.list_(pa.binary()))])),
         ),
         pa.field("ddl_text", pa.string()),
+        pa.field("ddl_schema", pa.string()),
     ]
     return pa.schema(fields)
 
@@ -280,6 +281,28 @@ def assemble_partition(
     counts_dir = Path(batch_dir) / "counts"
     counts_dir.mkdir(parents=True, exist_ok=True)
     (counts_dir / f"part-{index:05d}.json").write_text(json.dumps(counts))
+
+
+def evolve_batch_dictionary(
+    dictionary: str | None, ddl_rows: Iterable[dict[str, Any]], batch_dir: str
+) -> tuple[str | None, dict[str, int]]:
+    """Apply the batch's DDL events (rows, in redo order) to its dictionary before assembly, so every
+    partition sees the same versions; the evolved dictionary is written to ``<batch>/dictionary.json``
+    (the next batch starts from it). Returns its location (or the input when nothing changed)."""
+    from redo_lib.assembly.rows import iter_row_changes
+    from redo_lib.trail.emit import evolve_dictionary
+
+    history = _dictionary(dictionary)
+    rows = [event_from_row(r) for r in ddl_rows]
+    if history is None or not rows:
+        return dictionary, {}
+    counts: Counter[str] = Counter()
+    evolved = evolve_dictionary(history, iter_row_changes(rows), counts)
+    if evolved is history:
+        return dictionary, dict(counts)
+    path = Path(batch_dir) / "dictionary.json"
+    path.write_text(evolved.to_json())
+    return str(path), dict(counts)
 
 
 def merge_counts(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:

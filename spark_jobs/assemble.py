@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from redo_lib.batches import assemble_partition, events_schema, load_manifest, merge_counts
+from redo_lib.batches import (
+    assemble_partition,
+    events_schema,
+    evolve_batch_dictionary,
+    load_manifest,
+    merge_counts,
+)
 from redo_lib.trail.schema import trail_schema
 from spark_jobs.common import build_session, reset_dir, ship_library
 
@@ -71,8 +77,15 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
 
     for name in ("open", "counts", "trail"):
         reset_dir(args.batch_dir / name)
-    batch_dir, dictionary = str(args.batch_dir), manifest.dictionary
-    options = {"emit_unknown": args.emit_unknown}
+    batch_dir = str(args.batch_dir)
+    # DDL first (a few rows, on the driver): every partition must see the same dictionary versions
+    ddl_rows = [
+        r.asDict(recursive=True) for r in events.filter(F.col("kind") == 6).orderBy(*SORT[2:]).collect()
+    ]
+    for row in ddl_rows:
+        row.pop("carried", None)
+    dictionary, ddl_counts = evolve_batch_dictionary(manifest.dictionary, ddl_rows, batch_dir)
+    options = {"emit_unknown": args.emit_unknown, "apply_ddl": False}
     trail = grouped.rdd.mapPartitionsWithIndex(
         lambda index, rows: assemble_partition(
             index, (row.asDict(recursive=True) for row in rows), batch_dir, dictionary, options
@@ -93,7 +106,7 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     frame.orderBy("trail_seq").write.mode("overwrite").parquet(str(args.batch_dir / "trail"))
 
     parts = [json.loads(p.read_text()) for p in sorted((args.batch_dir / "counts").glob("part-*.json"))]
-    counts = {"batch_id": batch_id, **merge_counts(parts)}
+    counts = {"batch_id": batch_id, **merge_counts(parts), "ddl": ddl_counts, "dictionary": dictionary}
     (args.batch_dir / "counts.json").write_text(json.dumps(counts, indent=2, sort_keys=True))
     print(
         f"assemble {batch_id}: {counts.get('transactions', {}).get('emitted', 0)} transactions, "

@@ -86,6 +86,7 @@ class ChangeEvent:
     supp_columns: Image = ()  # supplemental extra columns (segcol# - 1, value)
     rows: MultiRows = ()  # QMI / QMD rows (after for inserts, before for deletes)
     ddl_text: str = ""
+    ddl_schema: str = ""
     extra: tuple[tuple[str, Any], ...] = field(default=())
 
     @property
@@ -133,6 +134,7 @@ class ChangeEvent:
             "supp_columns": [{"col": c, "value": v} for c, v in self.supp_columns],
             "rows": [{"slot": s, "values": list(vals)} for s, vals in self.rows],
             "ddl_text": self.ddl_text,
+            "ddl_schema": self.ddl_schema,
         }
 
     @classmethod
@@ -173,6 +175,7 @@ class ChangeEvent:
             supp_columns=image(row["supp_columns"]),
             rows=tuple((int(r["slot"]), tuple(r["values"])) for r in row["rows"] or ()),
             ddl_text=row.get("ddl_text") or "",
+            ddl_schema=row.get("ddl_schema") or "",
         )
 
 
@@ -381,6 +384,6 @@ def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
         elif isinstance(body, Ddl):
             yield ChangeEvent(
                 kind=EventKind.DDL, usn=body.xid.usn, slot=body.xid.slot, sqn=body.xid.sqn,
-                obj=body.obj or 0, ddl_text=body.text, **_event_base(record, vec),
+                obj=body.obj or 0, ddl_text=body.text, ddl_schema=body.schema, **_event_base(record, vec),
             )  # fmt: skip
         i += 1

@@ -66,6 +66,7 @@ class RowChange:
     subscn: int
     time: dt.datetime
     ddl_text: str = ""
+    ddl_schema: str = ""
 
 
 class _Group:
@@ -187,6 +188,7 @@ def iter_row_changes(
                 op=RowOp.DDL, obj=event.obj, dataobj=event.dataobj, bdba=0, slot=0,
                 thread=event.thread, seq=event.seq, block=event.block, offset=event.offset,
                 scn=event.scn, subscn=event.subscn, time=event.time, ddl_text=event.ddl_text,
+                ddl_schema=event.ddl_schema,
             )  # fmt: skip
             continue
         op = event.redo_op

@@ -24,7 +24,9 @@ from typing import Any, Protocol, final
 
 from redo_lib.assembly.rows import RowChange, RowOp, iter_row_changes
 from redo_lib.assembly.transactions import CommittedTransaction
-from redo_lib.errors import MissingObjectError, RedoError
+from redo_lib.dictionary import DictionaryHistory
+from redo_lib.dictionary.ddl import apply_ddl
+from redo_lib.errors import DictionaryError, MissingObjectError, RedoError
 from redo_lib.scn import Rba
 from redo_lib.trail.model import IoType, TrailRecord, TransInd
 from redo_lib.values.codecs import decode_value
@@ -63,6 +65,7 @@ class EmitOptions:
     exclude_owners: frozenset[str] = frozenset({"SYS", "SYSTEM", "XDB", "AUDSYS", "LBACSYS", "MDSYS"})
     include_tables: frozenset[str] = frozenset()  # "OWNER.TABLE"; empty = all
     exclude_tables: frozenset[str] = frozenset()
+    apply_ddl: bool = True  # DDL (24.1) opens a new dictionary version from its SCN on
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,26 @@ class _Schemaless:
     name: str
     columns: tuple[_Column, ...] = ()
     key_columns: tuple[str, ...] = ()
+
+
+def evolve_dictionary(
+    history: DictionaryHistory, ddl_changes: Iterable[RowChange], counters: Counter[str] | None = None
+) -> DictionaryHistory:
+    """Apply DDL row changes (in SCN order) to a dictionary; each opens a version from its SCN on.
+
+    DDL that contradicts the dictionary (e.g. a dictionary exported after that SCN) is counted as
+    ``ddl_conflicts`` and leaves it as it was; text not understood is counted as ``ddl_unsupported``."""
+    counts = counters if counters is not None else Counter()
+    for rc in ddl_changes:
+        try:
+            history, effect = apply_ddl(
+                history, obj=rc.obj or None, scn=rc.scn, text=rc.ddl_text, schema=rc.ddl_schema
+            )
+        except DictionaryError:
+            counts["ddl_conflicts"] += 1
+        else:
+            counts[f"ddl_{effect.kind}"] += 1
+    return history
 
 
 def render_time(value: dt.datetime) -> str:
@@ -197,7 +220,10 @@ class TrailEmitter:
     def _shape(self, rc: RowChange) -> tuple | None:
         if rc.op is RowOp.DDL:
             self.counters["ddl"] += 1
-            return None  # DDL records (IOType 160) come with dictionary tracking; counted for now
+            if self.options.apply_ddl and isinstance(self.dictionary, DictionaryHistory):
+                self.dictionary = evolve_dictionary(self.dictionary, [rc], self.counters)
+                self._by_dataobj = self._names = None  # creates and drops change these maps
+            return None  # DDL itself is not emitted as a trail record (IOType 160) yet
         table = self._table(rc)
         if table is None:
             return None

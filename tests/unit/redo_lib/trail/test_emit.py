@@ -128,3 +128,20 @@ def test_unknown_object_is_counted_and_emitted_only_when_asked() -> None:
                                                         ({"exclude_tables": frozenset({"US03.STUDENT"})}, 0)])  # fmt: skip
 def test_owner_and_table_filters(owner_filter: dict[str, frozenset[str]], expected: int) -> None:
     assert len(_trail([_insert(1, 1, "x", 1)], **owner_filter)) == expected
+
+
+def test_ddl_in_the_redo_opens_a_new_dictionary_version_from_its_scn() -> None:
+    # ALTER TABLE us03.student ADD (email VARCHAR2(40)); then INSERT a row with an email; COMMIT
+    before_ddl = _insert(1, 1, "a", 1)  # a change at an SCN before the DDL, committed after it
+    ddl = _ev(EventKind.DDL, usn=5, slot=1, sqn=7, ddl_text="ALTER TABLE US03.STUDENT ADD (EMAIL VARCHAR2(40))",
+              ddl_schema="US03")  # fmt: skip
+    after = ((0, N(2)), (1, encode_text("b", "AL32UTF8")), (2, N(2)), (3, encode_text("b@x", "AL32UTF8")))
+    insert = _ev(EventKind.CHANGE, redo_op=0x0B02, undo_op=3, row_slot=2, fb=0x2C, after=after)
+    events = [_ev(EventKind.BEGIN), before_ddl, _ev(EventKind.BEGIN, usn=5, slot=1, sqn=7), ddl,
+              _ev(EventKind.COMMIT, usn=5, slot=1, sqn=7), insert, _ev(EventKind.COMMIT)]  # fmt: skip
+    committed, _, _ = assemble(events)
+    emitter = TrailEmitter(dictionary=_dictionary())
+    trail = [r.to_dict() for txn in committed for r in emitter.emit(txn)]
+    assert emitter.counters["ddl_alter"] == 1
+    assert trail[0]["columns"] == {"STUDENT_KEY": "1", "NAME": "a", "FEE": "1"}  # the old version
+    assert trail[1]["columns"] == {"STUDENT_KEY": "2", "NAME": "b", "FEE": "2", "EMAIL": "b@x"}
