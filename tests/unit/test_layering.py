@@ -25,6 +25,7 @@ LAYERS = {
     "trail": 4,
     "storage": 0,  # side: may import layer 0 only, and nothing in layers 1-4 imports it
     "pipeline": 9,
+    "discovery": 9,
     "batches": 9,
     "synth": 9,
     "cli": 9,

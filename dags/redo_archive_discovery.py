@@ -1,0 +1,66 @@
+"""# redo_archive_discovery: find new archived logs, plan batches, start the pipeline
+
+Every 5 minutes (no catch-up, one run at a time):
+
+1. **discover** lists the archive prefix (``REDOTRAIL_ARCHIVE_URL``) and registers every new or
+   changed object in the log catalog (``REDOTRAIL_CATALOG_DB``) from its redo header, read with one
+   ranged GET. Objects still being written wait for the next run; name/header mismatches, objects
+   that are not redo logs and sequence gaps are reported in the task's return value.
+2. **plan** plans the next batches (contiguous sequences per thread, RAC watermark, at most
+   ``REDOTRAIL_MAX_LOGS_PER_BATCH`` logs each, ``REDOTRAIL_MAX_BATCHES_PER_RUN`` per run), writes
+   ``<work>/batches/<batch id>/manifest.json``, and returns every planned batch not yet started.
+   A sequence gap that blocks progress fails this task with the missing thread and sequences.
+3. **trigger_pipeline** starts one ``redo_pipeline`` run per batch, with conf ``{"batch_id": ...}``
+   and run id ``batch__<batch id>`` (a batch already triggered is skipped).
+
+All the logic is in ``redo_lib.discovery``; docs/operations.md lists the settings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow.providers.standard.operators.trigger_dagrun import TriggerDagRunOperator
+from airflow.sdk import dag, task
+from common import DEFAULT_ARGS, START_DATE
+
+
+@dag(
+    dag_id="redo_archive_discovery",
+    schedule="*/5 * * * *",
+    start_date=START_DATE,
+    catchup=False,
+    max_active_runs=1,
+    default_args=DEFAULT_ARGS,
+    tags=["redotrail", "discovery"],
+    doc_md=__doc__,
+)
+def redo_archive_discovery() -> None:
+    @task
+    def discover() -> dict[str, Any]:
+        """List the archive and register new logs; returns the discovery report."""
+        from redo_lib.discovery import Settings, discover_archive
+
+        return discover_archive(Settings.from_env())
+
+    @task
+    def plan(found: dict[str, Any]) -> list[dict[str, Any]]:
+        """Plan batches; one trigger per batch still waiting to run."""
+        from redo_lib.discovery import Settings, plan_pending
+
+        print(
+            f"discovery: {len(found['ready'])} ready, {len(found['waiting'])} waiting, gaps: {found['gaps']}"
+        )
+        batches = plan_pending(Settings.from_env())
+        return [{"trigger_run_id": f"batch__{b}", "conf": {"batch_id": b}} for b in batches]
+
+    TriggerDagRunOperator.partial(
+        task_id="trigger_pipeline",
+        trigger_dag_id="redo_pipeline",
+        logical_date=None,
+        skip_when_already_exists=True,
+        max_active_tis_per_dagrun=1,  # trigger in plan order: the pipeline runs batches one at a time
+    ).expand_kwargs(plan(discover()))
+
+
+redo_archive_discovery()

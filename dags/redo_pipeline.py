@@ -1,0 +1,145 @@
+"""# redo_pipeline: one batch of archived logs, from redo to published tables
+
+Started by ``redo_archive_discovery`` with ``{"batch_id": ...}``, or by hand:
+
+* **re-run** a batch: ``{"batch_id": "b-000015-000016"}``;
+* **backfill** a sequence range: ``{"seq_from": 15, "seq_to": 20}`` (thread 1), or
+  ``{"threads": [1, 2], "seq_from": 15, "seq_to": 20}``. The range must start at a batch boundary:
+  the batch that ended just before ``seq_from`` is its previous batch, and the open transactions
+  saved there are carried in.
+
+Tasks (docs/pipeline-contract.md):
+
+1. **resolve_batch** turns the params into a batch of the log catalog, writes its ``manifest.json``,
+   marks it running (refused while the batch it carries state from is not validated), and returns
+   its folder;
+2. **decode**, **assemble**, **validate**, **publish**: ``spark-submit`` of ``spark_jobs/<stage>.py
+   --batch-dir DIR`` on connection ``spark_default``, with the Spark settings of
+   ``include/spark/spark-defaults.conf`` (read by ``spark-submit`` when the task runs). A failed
+   validation stops the batch before publishing. Publishing updates the changelog and mirror assets;
+3. **report** (runs whatever happened upstream) marks the batch published, validated or failed from
+   the markers in its folder, returns the paths of its counts and data-quality summary, and fails
+   the run unless the batch was published.
+
+One run at a time: each batch starts from the open transactions of the one before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+from airflow.sdk import Param, TriggerRule, dag, task
+from common import DEFAULT_ARGS, SPARK_JOBS, START_DATE
+from common.assets import PUBLISHED
+
+
+def _resolved(key: str) -> str:
+    """A template for one value returned by ``resolve_batch``."""
+    return "{{ ti.xcom_pull(task_ids='resolve_batch', key='" + key + "') }}"
+
+
+def _spark_stage(stage: str, *args: str, **kwargs: Any) -> SparkSubmitOperator:
+    return SparkSubmitOperator(
+        task_id=stage,
+        application=str(SPARK_JOBS / f"{stage}.py"),
+        application_args=["--batch-dir", _resolved("batch_dir"), *args],
+        conn_id="spark_default",
+        properties_file=_resolved("spark_properties"),
+        name=f"redotrail-{stage}-{_resolved('batch_id')}",
+        retries=2,
+        **kwargs,
+    )
+
+
+PARAMS = {
+    "batch_id": Param(
+        None,
+        type=["null", "string"],
+        pattern="^[A-Za-z0-9_.-]+$",
+        title="Batch id",
+        description="Run this batch of the log catalog again (the discovery DAG sets it). "
+        "Leave empty for a backfill by sequence range.",
+    ),
+    "threads": Param(
+        None,
+        type=["null", "array"],
+        items={"type": "integer", "minimum": 1},
+        title="Redo threads",
+        description="Backfill: the threads of the range (default [1]; RAC: every thread to re-process).",
+    ),
+    "seq_from": Param(
+        None,
+        type=["null", "integer"],
+        minimum=1,
+        title="First sequence",
+        description="Backfill: first log sequence of the range (a batch boundary).",
+    ),
+    "seq_to": Param(
+        None,
+        type=["null", "integer"],
+        minimum=1,
+        title="Last sequence",
+        description="Backfill: last log sequence of the range (inclusive, already planned).",
+    ),
+}
+
+
+@dag(
+    dag_id="redo_pipeline",
+    schedule=None,
+    start_date=START_DATE,
+    catchup=False,
+    max_active_runs=1,
+    default_args=DEFAULT_ARGS,
+    params=PARAMS,
+    tags=["redotrail", "pipeline", "spark"],
+    doc_md=__doc__,
+)
+def redo_pipeline() -> None:
+    @task(multiple_outputs=True)
+    def resolve_batch(params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Params -> a running batch: its id, folder, manifest and the publish settings."""
+        from redo_lib.discovery import Settings
+        from redo_lib.discovery import resolve_batch as resolve
+
+        p = params or {}
+        return resolve(
+            Settings.from_env(),
+            batch_id=p.get("batch_id"),
+            threads=p.get("threads"),
+            seq_from=p.get("seq_from"),
+            seq_to=p.get("seq_to"),
+        )
+
+    @task(trigger_rule=TriggerRule.ALL_DONE, retries=0)
+    def report(ti: Any = None) -> dict[str, Any]:
+        """Mark the batch's status from its folder; fail unless it was published."""
+        import json
+
+        from redo_lib.discovery import Settings, report_batch
+
+        batch_id = ti.xcom_pull(task_ids="resolve_batch", key="batch_id") if ti is not None else None
+        if not batch_id:
+            raise RuntimeError("no batch was resolved: see the resolve_batch task")
+        result = report_batch(Settings.from_env(), batch_id)
+        print(json.dumps(result, indent=2))
+        if result["status"] != "published":
+            raise RuntimeError(f"batch {batch_id} is {result['status']}: {result['message']}")
+        return result
+
+    decode = _spark_stage("decode")
+    assemble = _spark_stage("assemble")
+    validate = _spark_stage("validate")
+    publish = _spark_stage(
+        "publish",
+        "--warehouse",
+        _resolved("warehouse"),
+        "--format",
+        _resolved("table_format"),
+        outlets=PUBLISHED,
+    )
+    resolve_batch() >> decode >> assemble >> validate >> publish >> report()
+
+
+redo_pipeline()

@@ -1,0 +1,196 @@
+"""Batches as catalog rows and folders: plan, backfill, re-run, start and finish a batch.
+
+Each planning call writes the batch rows of the ``LogCatalog`` and
+``<work>/batches/<batch id>/manifest.json`` as docs/pipeline-contract.md describes it (local folder
+or ``s3://`` prefix). ``previous_batch`` and ``carried_in`` come from the catalog: the batch before
+this one in the chain of scheduled batches, or for a backfill the batch that ended just before it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, final
+
+from redo_lib.discovery.plans import Selection, batch_id_for, ranges_of, select_next, select_range
+from redo_lib.errors import LogSetError
+from redo_lib.storage.catalog import (
+    BatchEntry,
+    BatchKind,
+    BatchStatus,
+    LogCatalog,
+    LogEntry,
+    join_location,
+    object_exists,
+    remove_object,
+    write_text,
+)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanResult:
+    batches: tuple[BatchEntry, ...] = ()  # planned by this call, in order
+    gaps: tuple[LogSetError, ...] = ()  # what stopped planning
+    waiting: int = 0
+
+
+def build_manifest(batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None) -> dict[str, Any]:
+    """The batch's ``manifest.json`` (docs/pipeline-contract.md), logs by (thread, sequence)."""
+    return {
+        "batch_id": batch.batch_id,
+        "logs": [
+            {
+                "thread": e.thread,
+                "sequence": e.sequence,
+                "resetlogs_id": e.resetlogs_id,
+                "size": e.size,
+                "location": e.location,
+                "etag": e.etag,
+                "first_scn": e.first_scn,
+                "next_scn": e.next_scn,
+            }
+            for e in sorted(logs, key=lambda e: (e.thread or 0, e.sequence or 0))
+        ],
+        "dictionary": dictionary,
+        "previous_batch": batch.previous_batch,
+        "carried_in": batch.carried_in,
+    }
+
+
+def write_manifest(
+    batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None, client: Any = None
+) -> str:
+    """Write ``<batch dir>/manifest.json``; returns its location."""
+    location = join_location(batch.batch_dir, "manifest.json")
+    write_text(location, json.dumps(build_manifest(batch, logs, dictionary), indent=2) + "\n", client)
+    return location
+
+
+def _new_batch(
+    catalog: LogCatalog, logs: Sequence[LogEntry], rid: int, previous: BatchEntry | None, *,
+    carries: bool, kind: BatchKind, work_dir: str, watermark: int | None = None,
+) -> BatchEntry:  # fmt: skip
+    ranges = ranges_of(logs)
+    batch_id = batch_id_for(ranges, rid, {b.batch_id: b for b in catalog.batches()})
+    return BatchEntry(
+        batch_id=batch_id,
+        resetlogs_id=rid,
+        ranges=ranges,
+        batch_dir=join_location(work_dir, "batches", batch_id),
+        kind=kind,
+        previous_batch=previous.batch_id if previous else None,
+        carried_in=join_location(previous.batch_dir, "open") if previous and carries else None,
+        first_scn=min((e.first_scn or 0 for e in logs), default=None),
+        watermark_scn=watermark,
+    )
+
+
+def plan_batches(
+    catalog: LogCatalog, *, work_dir: str, dictionary: str | None = None, max_logs: int = 8,
+    max_batches: int = 1, client: Any = None,
+) -> PlanResult:  # fmt: skip
+    """Plan up to ``max_batches`` scheduled batches of at most ``max_logs`` logs each."""
+    planned: list[BatchEntry] = []
+    sel = Selection()
+    while len(planned) < max_batches:
+        with catalog.transaction():
+            sel = select_next(catalog.logs(), catalog.batches(), max_logs=max_logs)
+            if not sel.logs:
+                break
+            assert sel.resetlogs_id is not None
+            batch = _new_batch(
+                catalog, sel.logs, sel.resetlogs_id, sel.previous, carries=sel.carries,
+                kind=BatchKind.SCHEDULED, work_dir=work_dir, watermark=sel.watermark_scn,
+            )  # fmt: skip
+            batch = catalog.put_batch(batch, sel.logs)
+        write_manifest(batch, sel.logs, dictionary, client)
+        planned.append(batch)
+    return PlanResult(batches=tuple(planned), gaps=sel.gaps, waiting=sel.waiting)
+
+
+def plan_backfill(
+    catalog: LogCatalog, threads: Sequence[int], first_seq: int | Mapping[int, int], last_seq: int | Mapping[int, int],
+    *, work_dir: str, dictionary: str | None = None, resetlogs_id: int | None = None, client: Any = None,
+) -> BatchEntry:  # fmt: skip
+    """A batch of exactly ``first_seq..last_seq`` of each thread (ints apply to every thread), whose
+    previous batch is the one that ended just before ``first_seq``. The same range again re-runs it."""
+    threads = sorted(set(threads)) or [1]
+    firsts = first_seq if isinstance(first_seq, Mapping) else dict.fromkeys(threads, first_seq)
+    lasts = last_seq if isinstance(last_seq, Mapping) else dict.fromkeys(threads, last_seq)
+    ranges = {t: (int(firsts[t]), int(lasts[t])) for t in threads}
+    with catalog.transaction():
+        batches = catalog.batches()
+        rid, logs, previous = select_range(catalog.logs(), batches, ranges, resetlogs_id)
+        same = next((b for b in batches if b.resetlogs_id == rid and dict(b.ranges) == ranges), None)
+        if same is not None:
+            batch = catalog.put_batch(dataclasses.replace(same, status=BatchStatus.PLANNED, message=None))
+        else:
+            new = _new_batch(
+                catalog, logs, rid, previous, carries=True, kind=BatchKind.BACKFILL, work_dir=work_dir
+            )  # fmt: skip
+            batch = catalog.put_batch(new, logs)
+    write_manifest(batch, logs, dictionary, client)
+    return batch
+
+
+def rerun_batch(
+    catalog: LogCatalog, batch_id: str, *, dictionary: str | None = None, client: Any = None
+) -> BatchEntry:
+    """Set a batch back to ``planned`` and rewrite its manifest (same logs, same previous batch)."""
+    if catalog.get_batch(batch_id) is None:
+        raise LogSetError(f"no batch {batch_id!r} in the log catalog")
+    batch = catalog.set_batch_status(batch_id, BatchStatus.PLANNED)
+    write_manifest(batch, catalog.batch_logs(batch_id), dictionary, client)
+    return batch
+
+
+MARKERS = ("VALIDATED", "PUBLISHED")  # written by the validate and publish stages
+
+
+def start_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> BatchEntry:
+    """Mark a batch ``running``; refuse while the batch it carries state from is not validated.
+
+    The VALIDATED and PUBLISHED markers of an earlier run are removed, so that :func:`finish_batch`
+    judges this run only."""
+    batch = catalog.get_batch(batch_id)
+    if batch is None:
+        raise LogSetError(f"no batch {batch_id!r} in the log catalog")
+    if batch.previous_batch and batch.carried_in:
+        prev = catalog.get_batch(batch.previous_batch)
+        state = prev.status.value if prev else "not in the catalog"
+        if prev is None or prev.status not in (BatchStatus.VALIDATED, BatchStatus.PUBLISHED):
+            raise LogSetError(
+                f"batch {batch_id} carries in the open transactions of {batch.previous_batch}, which is "
+                f"{state}: run that batch first"
+            )
+    for marker in MARKERS:
+        remove_object(join_location(batch.batch_dir, marker), client)
+    return catalog.set_batch_status(batch_id, BatchStatus.RUNNING)
+
+
+def finish_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> dict[str, Any]:
+    """Set the batch status from its folder's markers (PUBLISHED, VALIDATED); return the report paths."""
+    batch = catalog.get_batch(batch_id)
+    if batch is None:
+        raise LogSetError(f"no batch {batch_id!r} in the log catalog")
+    where = batch.batch_dir
+    if object_exists(join_location(where, "PUBLISHED"), client):
+        status, message = BatchStatus.PUBLISHED, None
+    elif object_exists(join_location(where, "VALIDATED"), client):
+        status, message = BatchStatus.VALIDATED, "validated but not published"
+    else:
+        status, message = BatchStatus.FAILED, "not validated: see report/summary.json and the task logs"
+    catalog.set_batch_status(batch_id, status, message)
+    return {
+        "batch_id": batch_id,
+        "status": status.value,
+        "message": message,
+        "batch_dir": where,
+        "manifest": join_location(where, "manifest.json"),
+        "counts": join_location(where, "counts.json"),
+        "summary": join_location(where, "report", "summary.json"),
+        "data_docs": join_location(where, "report", "docs", "index.html"),
+    }

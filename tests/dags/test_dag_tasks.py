@@ -1,0 +1,210 @@
+"""The task graphs as designed, the Spark stages' command lines (docs/pipeline-contract.md), and the
+task bodies run as plain functions against a temporary log catalog (no scheduler, no Spark)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from redo_lib.storage.catalog import BatchStatus, LogCatalog, LogEntry
+
+pytest_plugins = ["tests.dags.airflow_home"]
+
+REPO = Path(__file__).resolve().parents[2]
+DAGS = REPO / "dags"
+RESOLVED = {
+    "batch_id": "b-000015-000016",
+    "batch_dir": "/data/work/batches/b-000015-000016",
+    "warehouse": "s3://lake/warehouse",
+    "table_format": "delta",
+    "spark_properties": "/repo/include/spark/spark-defaults.conf",
+}
+
+
+@pytest.fixture(scope="module")
+def discovery_dag(parse_dag: Callable[[Path], Any]) -> Any:
+    return parse_dag(DAGS / "redo_archive_discovery.py").dags["redo_archive_discovery"]
+
+
+@pytest.fixture(scope="module")
+def pipeline_dag(parse_dag: Callable[[Path], Any]) -> Any:
+    return parse_dag(DAGS / "redo_pipeline.py").dags["redo_pipeline"]
+
+
+def edges(dag: Any) -> set[tuple[str, str]]:
+    return {(up, t.task_id) for t in dag.tasks for up in t.upstream_task_ids}
+
+
+def render(template: str) -> str:
+    """Render a task template with a ``ti`` whose ``xcom_pull`` returns what resolve_batch returns."""
+
+    class Ti:
+        def xcom_pull(self, task_ids: str, key: str) -> Any:
+            assert task_ids == "resolve_batch"
+            return RESOLVED[key]
+
+    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(template).render(ti=Ti())
+
+
+def test_discovery_graph(discovery_dag: Any) -> None:
+    assert edges(discovery_dag) == {("discover", "plan"), ("plan", "trigger_pipeline")}
+    assert discovery_dag.schedule == "*/5 * * * *"
+    trigger = discovery_dag.get_task("trigger_pipeline")
+    assert trigger.partial_kwargs["trigger_dag_id"] == "redo_pipeline"
+    assert trigger.partial_kwargs["skip_when_already_exists"] is True
+    assert trigger.partial_kwargs["max_active_tis_per_dagrun"] == 1
+
+
+def test_pipeline_graph(pipeline_dag: Any) -> None:
+    assert edges(pipeline_dag) == {
+        ("resolve_batch", "decode"),
+        ("decode", "assemble"),
+        ("assemble", "validate"),
+        ("validate", "publish"),
+        ("publish", "report"),
+    }
+    assert pipeline_dag.schedule is None
+    report = pipeline_dag.get_task("report")
+    assert (report.trigger_rule, report.retries) == ("all_done", 0)
+
+
+@pytest.mark.parametrize(
+    ("stage", "extra"),
+    [
+        ("decode", []),
+        ("assemble", []),
+        ("validate", []),
+        ("publish", ["--warehouse", "s3://lake/warehouse", "--format", "delta"]),
+    ],
+    ids=["decode", "assemble", "validate", "publish"],
+)
+def test_spark_stage_command_lines(pipeline_dag: Any, stage: str, extra: list[str]) -> None:
+    from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
+
+    op = pipeline_dag.get_task(stage)
+    assert isinstance(op, SparkSubmitOperator)
+    assert op.application == str(REPO / "spark_jobs" / f"{stage}.py")
+    assert op._conn_id == "spark_default"
+    assert op.retries >= 1
+    assert [render(a) for a in op.application_args] == ["--batch-dir", RESOLVED["batch_dir"], *extra]
+    assert render(op.properties_file) == RESOLVED["spark_properties"]  # read by spark-submit at run time
+    assert op.conf is None  # nothing read at parse time
+    assert render(op.name) == f"redotrail-{stage}-b-000015-000016"
+
+
+def test_publish_updates_the_table_assets(pipeline_dag: Any) -> None:
+    outlets = {(a.name, a.uri) for a in pipeline_dag.get_task("publish").outlets}
+    assert outlets == {
+        ("redotrail.changelog", "x-redotrail://lakehouse/changelog"),
+        ("redotrail.mirrors", "x-redotrail://lakehouse/mirrors"),
+    }
+    assert all(not pipeline_dag.get_task(t).outlets for t in ("decode", "assemble", "validate", "report"))
+
+
+def test_pipeline_params_accept_a_batch_id_or_a_backfill_range(pipeline_dag: Any) -> None:
+    schema = {name: pipeline_dag.params.get_param(name).schema for name in pipeline_dag.params}
+    assert schema["batch_id"]["type"] == ["null", "string"]
+    assert schema["threads"]["type"] == ["null", "array"] and schema["threads"]["items"]["type"] == "integer"
+    assert schema["seq_from"]["type"] == schema["seq_to"]["type"] == ["null", "integer"]
+    params = copy.deepcopy(pipeline_dag.params)
+    params.update({"threads": [1, 2], "seq_from": 15, "seq_to": 20})
+    assert params.validate() == {"batch_id": None, "threads": [1, 2], "seq_from": 15, "seq_to": 20}
+
+
+def test_pipeline_params_reject_a_bad_batch_id(pipeline_dag: Any) -> None:
+    from airflow.sdk.exceptions import ParamValidationError
+
+    params = copy.deepcopy(pipeline_dag.params)
+    with pytest.raises(ParamValidationError):
+        params.update({"batch_id": "../etc"})
+        params.validate()
+
+
+# ---- the task bodies, called as functions -------------------------------------------------------
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """REDOTRAIL_* settings pointing at a temporary data folder with a catalog of two ready logs."""
+    monkeypatch.setenv("REDOTRAIL_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("REDOTRAIL_SPARK_DEFAULTS", str(tmp_path / "spark-defaults.conf"))
+    for var in (
+        "REDOTRAIL_WORK_DIR",
+        "REDOTRAIL_CATALOG_DB",
+        "REDOTRAIL_WAREHOUSE",
+        "REDOTRAIL_MAX_LOGS_PER_BATCH",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    (tmp_path / "spark-defaults.conf").write_text("spark.ui.enabled false\n")
+    with LogCatalog(tmp_path / "catalog" / "logs.sqlite") as catalog:
+        for seq in (15, 16):
+            catalog.put_log(
+                LogEntry(
+                    location=f"s3://arch/archive/1_{seq}_7.arc",
+                    size=1024,
+                    etag=f"e{seq}",
+                    first_seen="t",
+                    last_seen="t",
+                    thread=1,
+                    sequence=seq,
+                    resetlogs_id=7,
+                    first_scn=seq * 10,
+                    next_scn=seq * 10 + 10,
+                    block_size=512,
+                    nab=2,
+                    ready=True,
+                )  # fmt: skip
+            )
+    yield tmp_path
+
+
+def test_plan_returns_one_trigger_per_pending_batch(discovery_dag: Any, data_dir: Path) -> None:
+    plan = discovery_dag.get_task("plan").python_callable
+    found = {"ready": ["a", "b"], "waiting": [], "gaps": []}
+    expected = [{"trigger_run_id": "batch__b-000015-000016", "conf": {"batch_id": "b-000015-000016"}}]
+    assert plan(found) == expected
+    assert plan(found) == expected  # still pending until its run starts: triggered again, then skipped
+    manifest = json.loads((data_dir / "work/batches/b-000015-000016/manifest.json").read_text())
+    assert [log["sequence"] for log in manifest["logs"]] == [15, 16]
+
+
+class FakeTi:
+    def __init__(self, batch_id: str | None) -> None:
+        self.batch_id = batch_id
+
+    def xcom_pull(self, task_ids: str, key: str) -> Any:
+        assert (task_ids, key) == ("resolve_batch", "batch_id")
+        return self.batch_id
+
+
+def test_resolve_then_report_a_published_batch(discovery_dag: Any, pipeline_dag: Any, data_dir: Path) -> None:
+    discovery_dag.get_task("plan").python_callable({"ready": [], "waiting": [], "gaps": []})
+    resolved = pipeline_dag.get_task("resolve_batch").python_callable(
+        params={"batch_id": "b-000015-000016", "threads": None, "seq_from": None, "seq_to": None}
+    )
+    batch_dir = data_dir / "work" / "batches" / "b-000015-000016"
+    assert resolved["batch_dir"] == str(batch_dir)
+    assert resolved["spark_properties"] == str(data_dir / "spark-defaults.conf")
+    for marker in ("VALIDATED", "PUBLISHED"):
+        (batch_dir / marker).write_text("{}")
+    result = pipeline_dag.get_task("report").python_callable(ti=FakeTi("b-000015-000016"))
+    assert (result["status"], result["counts"]) == ("published", str(batch_dir / "counts.json"))
+
+
+def test_report_fails_the_run_of_a_batch_that_was_not_published(
+    discovery_dag: Any, pipeline_dag: Any, data_dir: Path
+) -> None:
+    discovery_dag.get_task("plan").python_callable({"ready": [], "waiting": [], "gaps": []})
+    pipeline_dag.get_task("resolve_batch").python_callable(params={"seq_from": 15, "seq_to": 16})
+    with pytest.raises(RuntimeError, match="batch b-000015-000016 is failed"):
+        pipeline_dag.get_task("report").python_callable(ti=FakeTi("b-000015-000016"))
+    with LogCatalog(data_dir / "catalog" / "logs.sqlite") as catalog:
+        assert catalog.get_batch("b-000015-000016").status is BatchStatus.FAILED  # type: ignore[union-attr]
+    with pytest.raises(RuntimeError, match="no batch was resolved"):
+        pipeline_dag.get_task("report").python_callable(ti=FakeTi(None))

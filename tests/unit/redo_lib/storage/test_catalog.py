@@ -1,0 +1,201 @@
+"""The log catalog's rows in SQLite, and the local side of its batch-folder I/O (S3: tests/integration)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from redo_lib.errors import StorageError
+from redo_lib.storage.catalog import (
+    BatchEntry,
+    BatchKind,
+    BatchStatus,
+    LogCatalog,
+    LogEntry,
+    LogStatus,
+    join_location,
+    object_exists,
+    remove_object,
+    split_prefix,
+    write_text,
+)
+
+
+def _log(seq: int, *, thread: int = 1, rid: int = 7, **kw: object) -> LogEntry:
+    values: dict[str, object] = {
+        "location": f"s3://arch/{thread}_{seq}_{rid}.arc",
+        "size": 1024,
+        "etag": f"e{seq}",
+        "first_seen": "2026-01-01T00:00:00+00:00",
+        "last_seen": "2026-01-01T00:00:00+00:00",
+        "thread": thread,
+        "sequence": seq,
+        "resetlogs_id": rid,
+        "first_scn": seq * 100,
+        "next_scn": seq * 100 + 100,
+        "ready": True,
+    }
+    values.update(kw)
+    return LogEntry(**values)  # type: ignore[arg-type]
+
+
+def _batch(batch_id: str, ranges: dict[int, tuple[int, int]], **kw: object) -> BatchEntry:
+    return BatchEntry(
+        batch_id=batch_id, resetlogs_id=7, ranges=ranges, batch_dir=f"/w/batches/{batch_id}", **kw
+    )  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Iterator[LogCatalog]:
+    with LogCatalog(tmp_path / "catalog" / "logs.sqlite") as opened:
+        yield opened
+
+
+def test_log_rows_round_trip_with_every_field(catalog: LogCatalog) -> None:
+    entry = _log(
+        15, prev_size=512, resetlogs_scn=2062830, prev_resetlogs_id=6, dbid=1497016494, first_time="t0",
+        next_time="t1", block_size=512, nab=2, misc_flags=0x10800011, reason=None, note="name says 99",
+    )  # fmt: skip
+    catalog.put_log(entry)
+    assert catalog.get_log(entry.location) == entry
+    assert catalog.get_log("s3://arch/none.arc") is None
+
+
+def test_logs_are_listed_in_thread_and_sequence_order_and_filtered(catalog: LogCatalog) -> None:
+    for entry in (_log(3, thread=2), _log(2), _log(1), _log(9, rid=8), _log(4, status=LogStatus.REJECTED)):
+        catalog.put_log(entry)
+    assert [(e.resetlogs_id, e.thread, e.sequence) for e in catalog.logs()] == [
+        (7, 1, 1), (7, 1, 2), (7, 1, 4), (7, 2, 3), (8, 1, 9),
+    ]  # fmt: skip
+    assert [e.sequence for e in catalog.logs(status=LogStatus.REJECTED)] == [4]
+    assert [e.sequence for e in catalog.logs(resetlogs_id=8)] == [9]
+
+
+def test_a_reopened_catalog_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "logs.sqlite"
+    with LogCatalog(path) as first:
+        first.put_log(_log(1))
+        first.put_batch(_batch("b-1", {1: (1, 1)}), [_log(1)])
+    with LogCatalog(f"sqlite:///{path}") as again:
+        assert again.get_log(_log(1).location) is not None
+        assert again.get_batch("b-1") is not None
+
+
+def test_a_scheduled_batch_takes_its_logs_and_publishing_marks_them(catalog: LogCatalog) -> None:
+    logs = [_log(1), _log(2)]
+    for entry in logs:
+        catalog.put_log(entry)
+    batch = catalog.put_batch(_batch("b-000001-000002", {1: (1, 2)}), logs)
+    assert batch.created and batch.status is BatchStatus.PLANNED
+    assert [(e.status, e.batch_id) for e in catalog.logs()] == [(LogStatus.BATCHED, "b-000001-000002")] * 2
+    assert [e.sequence for e in catalog.batch_logs("b-000001-000002")] == [1, 2]
+    catalog.set_batch_status("b-000001-000002", BatchStatus.PUBLISHED)
+    assert {e.status for e in catalog.logs()} == {LogStatus.PUBLISHED}
+
+
+def test_a_backfill_batch_leaves_the_log_status_alone(catalog: LogCatalog) -> None:
+    logs = [_log(1, status=LogStatus.PUBLISHED, batch_id="b-old")]
+    catalog.put_log(logs[0])
+    catalog.put_batch(_batch("b-bf", {1: (1, 1)}, kind=BatchKind.BACKFILL), logs)
+    catalog.set_batch_status("b-bf", BatchStatus.PUBLISHED)
+    assert [(e.status, e.batch_id) for e in catalog.logs()] == [(LogStatus.PUBLISHED, "b-old")]
+    assert [e.sequence for e in catalog.batch_logs("b-bf")] == [1]
+
+
+def test_batch_rows_round_trip_with_ranges_per_thread(catalog: LogCatalog) -> None:
+    batch = _batch(
+        "b-t1.000001-000002_t2.000005-000005", {2: (5, 5), 1: (1, 2)}, previous_batch="b-0",
+        carried_in="/w/batches/b-0/open", first_scn=100, watermark_scn=300, message="m",
+    )  # fmt: skip
+    stored = catalog.put_batch(batch)
+    got = catalog.get_batch(batch.batch_id)
+    assert got == stored and got.ranges == {1: (1, 2), 2: (5, 5)} and got.threads == (1, 2)
+
+
+def test_batches_are_listed_in_creation_order_and_filtered(catalog: LogCatalog) -> None:
+    for i, kind in enumerate((BatchKind.SCHEDULED, BatchKind.BACKFILL, BatchKind.SCHEDULED)):
+        catalog.put_batch(_batch(f"b-{i}", {1: (i, i)}, kind=kind))
+    assert [b.batch_id for b in catalog.batches()] == ["b-0", "b-1", "b-2"]
+    assert [b.batch_id for b in catalog.batches(kind=BatchKind.SCHEDULED)] == ["b-0", "b-2"]
+    catalog.set_batch_status("b-2", BatchStatus.FAILED, "boom")
+    assert [(b.batch_id, b.message) for b in catalog.batches(status=BatchStatus.FAILED)] == [("b-2", "boom")]
+
+
+def test_status_of_an_unknown_batch_is_a_storage_error(catalog: LogCatalog) -> None:
+    with pytest.raises(StorageError, match="no batch 'b-x'"):
+        catalog.set_batch_status("b-x", BatchStatus.RUNNING)
+
+
+def test_a_failed_transaction_leaves_nothing_behind(catalog: LogCatalog) -> None:
+    with pytest.raises(RuntimeError), catalog.transaction():
+        catalog.put_log(_log(1))
+        with catalog.transaction():  # nested: joins the outer one
+            catalog.put_log(_log(2))
+        raise RuntimeError("planner died")
+    assert catalog.logs() == []
+
+
+def test_an_unopenable_catalog_is_a_storage_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(StorageError, match="cannot open the log catalog"):
+        LogCatalog(tmp_path / "file" / "logs.sqlite")
+
+
+def test_a_corrupt_catalog_file_is_a_storage_error(tmp_path: Path) -> None:
+    path = tmp_path / "logs.sqlite"
+    path.write_bytes(b"not a database" * 100)
+    with pytest.raises(StorageError) as info:
+        LogCatalog(path)
+    assert isinstance(info.value.__cause__, sqlite3.DatabaseError)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("s3://redo-archive/archive/", ("redo-archive", "archive/")),
+        ("s3://redo-archive", ("redo-archive", "")),
+        ("s3://b/a/b/c.arc", ("b", "a/b/c.arc")),
+    ],
+    ids=["prefix", "bucket-only", "key"],
+)
+def test_split_prefix(url: str, expected: tuple[str, str]) -> None:
+    assert split_prefix(url) == expected
+
+
+@pytest.mark.parametrize(
+    "url", ["/local/path", "s3:///no-bucket", "http://x/y"], ids=["local", "no-bucket", "http"]
+)
+def test_split_prefix_rejects_non_s3_urls(url: str) -> None:
+    with pytest.raises(StorageError, match="not an s3://bucket/prefix URL"):
+        split_prefix(url)
+
+
+@pytest.mark.parametrize(
+    ("base", "expected"),
+    [("s3://w/work/", "s3://w/work/batches/b-1"), ("/data/work", "/data/work/batches/b-1")],
+    ids=["s3", "local"],
+)
+def test_join_location(base: str, expected: str) -> None:
+    assert join_location(base, "batches", "b-1") == expected
+
+
+def test_local_text_objects_are_written_atomically_checked_and_removed(tmp_path: Path) -> None:
+    target = str(tmp_path / "batches" / "b-1" / "manifest.json")
+    assert not object_exists(target)
+    write_text(target, '{"a": 1}\n')
+    write_text(target, '{"a": 2}\n')  # replaces
+    assert Path(target).read_text() == '{"a": 2}\n'
+    assert object_exists(target)
+    assert sorted(p.name for p in Path(target).parent.iterdir()) == ["manifest.json"]  # no temp file left
+    remove_object(target)
+    remove_object(target)  # already gone: nothing happens
+    assert not object_exists(target)
+
+
+def test_a_failed_local_write_is_a_storage_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(StorageError, match="write failed"):
+        write_text(str(tmp_path / "file" / "manifest.json"), "{}")
