@@ -112,12 +112,12 @@ class _Group:
             self.dataobj = event.dataobj
 
     def finish(self) -> RowChange:
+        # supplemental values fill only columns the pieces did not carry: an explicit NULL in the
+        # redo (SET c = NULL) stays NULL, whatever old value supplemental logging wrote for it
         for col, value in self.supp_before.items():
-            if self.before.get(col) is None:
-                self.before[col] = value
+            self.before.setdefault(col, value)
         for col, value in self.supp_after.items():
-            if self.after.get(col) is None:
-                self.after[col] = value
+            self.after.setdefault(col, value)
         bdba, slot = self.bdba, self.slot
         if self.op is not RowOp.INSERT and self.row_id[0]:
             bdba, slot = self.row_id
