@@ -121,11 +121,11 @@ class TrailEmitter:
 
     def _obj_of(self, rc: RowChange) -> int:
         """The dictionary object of a change; direct-path blocks (19.1) know only the data object."""
-        if rc.obj or self.dictionary is None:
+        if rc.obj:
             return rc.obj
-        if self._by_dataobj is None:
+        if self.dictionary is not None and self._by_dataobj is None:
             self._by_dataobj = {v.dataobj: v.obj for v in self.dictionary if v.dataobj is not None}
-        return self._by_dataobj.get(rc.dataobj, rc.obj)
+        return (self._by_dataobj or {}).get(rc.dataobj, rc.dataobj)
 
     def emit(self, txn: CommittedTransaction) -> list[TrailRecord]:
         """The trail records of one committed transaction (empty when nothing of it is captured)."""
@@ -151,7 +151,7 @@ class TrailEmitter:
                     before_after=ba,
                     owner=table.owner,
                     table=table.name,
-                    obj=rc.obj,
+                    obj=self._obj_of(rc),
                     columns=columns,
                     before=before,
                     key_columns=table.key_columns,
