@@ -2,9 +2,9 @@
 and the batch folder (docs/pipeline-contract.md), local or ``s3://``. Nothing here knows about Oracle.
 
 ``BatchDir`` reads and writes the small documents of a batch (``manifest.json``, ``counts.json``,
-markers, reports) through a pyarrow filesystem, so a stage works the same on a local folder and on an
-``s3://`` prefix; Spark itself only reads and writes local paths (no ``s3a://`` in this stack), so
-``BatchDir.local_dir`` downloads a sub-folder of an S3 batch to a temporary folder first.
+markers, reports) the same way in a local folder and under an ``s3://`` prefix (boto3). Spark itself
+only reads and writes local paths (no ``s3a://`` in this stack): ``BatchDir.local_dir`` downloads a
+sub-folder of an S3 batch to a temporary folder first, ``BatchDir.scratch_dir`` gives local room.
 """
 
 from __future__ import annotations
@@ -95,61 +95,69 @@ def reset_dir(path: Path) -> Path:
     return path
 
 
-def _filesystem(uri: str) -> tuple[Any, str]:
-    """A pyarrow filesystem and the path inside it; ``s3://`` honours ``$AWS_ENDPOINT_URL``."""
-    from pyarrow import fs
-
-    if uri.startswith("s3://"):
-        endpoint = os.environ.get("AWS_ENDPOINT_URL")
-        options: dict[str, Any] = {}
-        if endpoint:
-            scheme, _, host = endpoint.partition("://")
-            options.update(endpoint_override=host or scheme, scheme=scheme if host else "https")
-        region = os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION")
-        if region:
-            options["region"] = region
-        return fs.S3FileSystem(**options), uri.removeprefix("s3://").rstrip("/")
-    if uri.startswith("file://"):
-        uri = uri.removeprefix("file://")
-    return fs.LocalFileSystem(), str(Path(uri).resolve())
-
-
 class BatchDir:
-    """One batch folder ``<work>/batches/<batch_id>/`` (docs/pipeline-contract.md), local or on S3."""
+    """One batch folder ``<work>/batches/<batch_id>/`` (docs/pipeline-contract.md): a local folder, or
+    an ``s3://bucket/prefix`` read and written with boto3 (endpoint from ``$AWS_ENDPOINT_URL``)."""
 
     def __init__(self, uri: str | os.PathLike[str]) -> None:
         text = os.fspath(uri).rstrip("/")
         self.is_local = not text.startswith("s3://")
-        self.fs, self.root = _filesystem(text)
-        self.uri = self.root if self.is_local else text
+        if self.is_local:
+            self.uri = str(Path(text.removeprefix("file://")).resolve())
+            self.bucket, self.prefix = "", ""
+        else:
+            self.uri = text
+            self.bucket, _, self.prefix = text.removeprefix("s3://").partition("/")
+        self._client: Any = None
 
     def __repr__(self) -> str:
         return f"BatchDir({self.uri!r})"
 
     @property
+    def client(self) -> Any:
+        if self._client is None:
+            from redo_lib.storage.s3 import s3_client
+
+            self._client = s3_client()
+        return self._client
+
+    @property
     def name(self) -> str:
-        return self.root.rstrip("/").rsplit("/", 1)[-1]
+        return self.uri.rsplit("/", 1)[-1]
 
     def path(self, *parts: str) -> str:
-        """The filesystem path of a member (for a local batch, an ordinary path)."""
-        return "/".join([self.root, *parts])
+        """A member's local path, or its S3 key."""
+        if self.is_local:
+            return "/".join([self.uri, *parts])
+        return "/".join([self.prefix, *parts]).lstrip("/")
 
     def uri_of(self, *parts: str) -> str:
         return "/".join([self.uri, *parts])
 
     def sibling(self, batch_id: str) -> BatchDir:
         """Another batch of the same ``batches/`` folder (e.g. the manifest's ``previous_batch``)."""
-        parent = self.uri.rstrip("/").rsplit("/", 1)[0]
-        return BatchDir(f"{parent}/{batch_id}")
+        return BatchDir(f"{self.uri.rsplit('/', 1)[0]}/{batch_id}")
+
+    def _keys(self, *parts: str) -> list[str]:
+        prefix = self.path(*parts) + "/"
+        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
+        return [o["Key"] for page in pages for o in page.get("Contents", [])]
 
     def exists(self, *parts: str) -> bool:
-        from pyarrow import fs
-
-        return bool(self.fs.get_file_info(self.path(*parts)).type != fs.FileType.NotFound)
+        """A member file or folder exists."""
+        if self.is_local:
+            return Path(self.path(*parts)).exists()
+        try:
+            self.client.head_object(Bucket=self.bucket, Key=self.path(*parts))
+            return True
+        except Exception:  # botocore ClientError 404: maybe a folder
+            return bool(self._keys(*parts))
 
     def read_text(self, *parts: str) -> str:
-        with self.fs.open_input_stream(self.path(*parts)) as stream:
-            return bytes(stream.read()).decode("utf-8")
+        if self.is_local:
+            return Path(self.path(*parts)).read_text(encoding="utf-8")
+        body = self.client.get_object(Bucket=self.bucket, Key=self.path(*parts))["Body"]
+        return bytes(body.read()).decode("utf-8")
 
     def read_json(self, *parts: str, default: Any = ...) -> Any:
         """A JSON member; ``default`` when given and the member does not exist."""
@@ -166,8 +174,7 @@ class BatchDir:
             tmp.write_text(text, encoding="utf-8")
             tmp.replace(target)
         else:
-            with self.fs.open_output_stream(target) as stream:
-                stream.write(text.encode("utf-8"))
+            self.client.put_object(Bucket=self.bucket, Key=target, Body=text.encode("utf-8"))
         return self.uri_of(*parts)
 
     def write_json(self, doc: Any, *parts: str) -> str:
@@ -175,54 +182,52 @@ class BatchDir:
 
     def remove(self, *parts: str) -> None:
         """Delete a member file if present."""
-        if self.exists(*parts):
-            self.fs.delete_file(self.path(*parts))
+        if self.is_local:
+            Path(self.path(*parts)).unlink(missing_ok=True)
+        else:
+            self.client.delete_object(Bucket=self.bucket, Key=self.path(*parts))
 
     def put_dir(self, local: Path, *parts: str) -> None:
         """Replace a member folder with a copy of a local folder (a report, say)."""
-        from pyarrow import fs
-
         target = self.path(*parts)
         if self.is_local:
-            if Path(target).resolve() == local.resolve():
-                return
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(local, target)
             return
-        if self.exists(*parts):
-            self.fs.delete_dir_contents(target, missing_dir_ok=True)
-        fs.copy_files(str(local), target, destination_filesystem=self.fs)
+        for key in self._keys(*parts):
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+        upload_tree(local, self.uri_of(*parts))
 
     @contextmanager
     def local_dir(self, *parts: str) -> Iterator[Path]:
         """A member folder as a local path for Spark: itself, or a downloaded temporary copy."""
-        from pyarrow import fs
-
         if self.is_local:
             yield Path(self.path(*parts))
             return
         tmp = Path(tempfile.mkdtemp(prefix="redotrail-batch-"))
         try:
-            if self.exists(*parts):
-                fs.copy_files(self.path(*parts), str(tmp / parts[-1]), source_filesystem=self.fs)
-            else:
-                (tmp / parts[-1]).mkdir()
-            yield tmp / parts[-1]
+            base = self.path(*parts) + "/"
+            for key in self._keys(*parts):
+                target = tmp / key.removeprefix(base)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self.client.download_file(self.bucket, key, str(target))
+            yield tmp
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
     @contextmanager
     def scratch_dir(self, *parts: str) -> Iterator[Path]:
-        """A local folder a stage may fill with intermediate files: the member folder itself for a
-        local batch (emptied first), else a temporary folder removed afterwards."""
-        if self.is_local:
-            yield reset_dir(Path(self.path(*parts)))
-            return
-        tmp = Path(tempfile.mkdtemp(prefix="redotrail-scratch-"))
+        """A local folder for a stage's intermediate files: the member folder itself for a local batch
+        (emptied first, so a killed run's leftovers go), else a temporary folder; removed afterwards."""
+        folder = (
+            reset_dir(Path(self.path(*parts)))
+            if self.is_local
+            else Path(tempfile.mkdtemp(prefix="redotrail-"))
+        )
         try:
-            yield tmp
+            yield folder
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def upload_tree(local: Path, url: str) -> list[str]:
@@ -237,3 +242,13 @@ def upload_tree(local: Path, url: str) -> list[str]:
         upload_file(path, target, client=client)
         done.append(target)
     return done
+
+
+def read_trail(spark: Any, path: Path) -> Any:
+    """A batch's trail folder as a DataFrame of ``redo_lib.trail.schema.trail_schema()`` (an empty
+    folder gives an empty frame, not a schema inference error)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from redo_lib.trail.schema import trail_schema
+
+    return spark.read.schema(from_arrow_schema(trail_schema())).parquet(str(path))

@@ -1,0 +1,19 @@
+-- rule 12: updates and deletes carry their key columns (a PK update: the old key in its before
+-- image, the new key in its image)
+WITH keyed AS (
+  SELECT trail_seq, xid, op, $source_table AS source_table, key_columns,
+         filter(key_columns, k -> NOT exists(columns, c -> c.name = k)) AS missing_keys,
+         filter(key_columns, k -> op = 'PK_UPDATE' AND NOT exists(before, c -> c.name = k))
+           AS missing_before_keys
+  FROM {batch}
+  WHERE op IN ('UPDATE', 'DELETE', 'PK_UPDATE')
+)
+SELECT trail_seq, xid,
+       CASE WHEN coalesce(size(key_columns), 0) = 0 THEN 'no key columns'
+            ELSE 'key columns missing from the image' END AS problem,
+       to_json(named_struct('op', op, 'source_table', source_table, 'key_columns', key_columns,
+               'missing_keys', missing_keys, 'missing_before_keys', missing_before_keys)) AS detail
+FROM keyed
+WHERE coalesce(size(key_columns), 0) = 0
+   OR coalesce(size(missing_keys), 0) > 0
+   OR coalesce(size(missing_before_keys), 0) > 0

@@ -1,0 +1,40 @@
+-- rule 13: token R (the ROWID) on every record; L (commit SCN) and 6 (xid) on the first record of
+-- each transaction only; one commit SCN and commit time per transaction, not before its changes
+WITH placed AS (
+  SELECT trail_seq, xid, rowid, commit_scn, tokens,
+         row_number() OVER (PARTITION BY xid ORDER BY trail_seq) AS position
+  FROM {batch}
+),
+checked AS (
+  SELECT *,
+         coalesce(size(filter(tokens, t -> t.name = 'R')) = 1
+                  AND exists(tokens, t -> t.name = 'R' AND t.value = rowid), false) AS r_ok,
+         coalesce(CASE WHEN position = 1 THEN
+                         size(filter(tokens, t -> t.name = 'L')) = 1
+                     AND exists(tokens, t -> t.name = 'L' AND t.value = CAST(commit_scn AS STRING))
+                     AND size(filter(tokens, t -> t.name = '6')) = 1
+                     AND exists(tokens, t -> t.name = '6' AND t.value = xid)
+                  ELSE NOT exists(tokens, t -> t.name IN ('L', '6')) END, false) AS commit_ok
+  FROM placed
+),
+txn AS (
+  SELECT xid, min(trail_seq) AS first_seq, count(DISTINCT commit_scn) AS commit_scns,
+         count(DISTINCT commit_time) AS commit_times, min(commit_scn) AS commit_scn,
+         max(scn) AS last_change_scn
+  FROM {batch}
+  GROUP BY xid
+)
+SELECT trail_seq, xid,
+       CASE WHEN NOT r_ok THEN 'token R missing or not the ROWID'
+            WHEN position = 1 THEN 'first record without tokens L and 6 of its transaction'
+            ELSE 'tokens L or 6 on a record after the first' END AS problem,
+       to_json(named_struct('position', position, 'rowid', rowid, 'commit_scn', commit_scn,
+               'tokens', tokens)) AS detail
+FROM checked
+WHERE NOT r_ok OR NOT commit_ok
+UNION ALL
+SELECT first_seq, xid, 'more than one commit, or a commit before its changes',
+       to_json(named_struct('commit_scns', commit_scns, 'commit_times', commit_times,
+               'commit_scn', commit_scn, 'last_change_scn', last_change_scn))
+FROM txn
+WHERE commit_scns > 1 OR commit_times > 1 OR last_change_scn > commit_scn

@@ -1,0 +1,111 @@
+"""The trail-contract expectation suite, declared as data (style 6.7): ``spark_jobs/validate.py``
+turns each entry into a Great Expectations 1.x expectation run on the batch's trail (Spark).
+
+Every entry names its numbered rule of ``shared/docs/trail-contract.md`` (``rule``, ``title``); the
+validator copies both into the expectation's ``meta`` and ``description``, so a failing check in the
+Data Docs and in ``report/summary.json`` points at a contract rule. Two kinds of entries:
+
+* ``"expectation"``: a standard GX expectation class name with its ``kwargs``; a string kwarg
+  ``"$name"`` is a parameter the validator fills from the batch (``rolled_back_xids``).
+* ``"sql"``: the name of ``include/gx/sql/<sql>.sql``, run as an ``UnexpectedRowsExpectation``
+  (per-transaction and cross-record rules; GX supports it on Spark, not on pandas). ``{batch}`` is
+  GX's placeholder for the trail; ``$source_table``, ``$counts`` and ``$declared_columns`` are filled
+  by the validator (``OWNER.TABLE`` of a record; counts.json as rows; declared insert columns).
+  Every query returns the offending rows as ``trail_seq, xid, problem, detail`` (``detail`` JSON);
+  the checks of one rule share a query (one Spark job instead of several).
+
+Rules 3, 4, 5, 16 and 17 are about what the decoder reads from the redo and are checked by the
+reference tests, not here: the trail alone cannot show a missing undo vector or a mis-rendered value.
+"""
+
+SUITE_NAME = "trail_contract"
+
+# Columns shown, with the checked column, for the sample rows of a failed standard expectation.
+SAMPLE_COLUMNS = ["trail_seq", "xid", "op", "owner", "table"]
+
+SQL_PARAMETERS = {
+    # OWNER.TABLE as counts.json names tables (no owner: the bare name, e.g. OBJ_14)
+    "source_table": "CASE WHEN coalesce(owner, '') = '' THEN `table` ELSE concat(owner, '.', `table`) END",
+}
+
+EXPECTATIONS = [
+    # -- what enters the trail --------------------------------------------------------------------
+    {"name": "no_rolled_back_transaction", "rule": 1,
+     "title": "No record of a rolled-back transaction (counts.json rolled_back_xids)",
+     "expectation": "ExpectColumnValuesToNotBeInSet",
+     "kwargs": {"column": "xid", "value_set": "$rolled_back_xids"}},
+    {"name": "reconcile", "rule": 2,
+     "title": "counts.json reconciles: its trail counts are the trail's, decoded = trail + cancelled",
+     "sql": "reconcile"},
+    # -- order and grouping -----------------------------------------------------------------------
+    {"name": "commit_order", "rule": 6,
+     "title": "Transactions in commit order (commit SCN ascending, ties by thread); trail_seq 0..n-1",
+     "sql": "commit_order"},
+    {"name": "transaction_grouping", "rule": 7,
+     "title": "The records of a transaction are contiguous, in redo order",
+     "sql": "transaction_grouping"},
+    {"name": "trans_ind_values", "rule": 8,
+     "title": "TransInd is 0, 1, 2 or 3",
+     "expectation": "ExpectColumnValuesToBeInSet",
+     "kwargs": {"column": "trans_ind", "value_set": [0, 1, 2, 3]}},
+    {"name": "trans_ind_sequence", "rule": 8,
+     "title": "TransInd: 0 first, 1 middle, 2 last, or a lone 3, in every transaction",
+     "sql": "trans_ind"},
+    # -- each record ------------------------------------------------------------------------------
+    {"name": "io_type_values", "rule": 9,
+     "title": "IOType is 3, 5, 10, 15, 115 or 160",
+     "expectation": "ExpectColumnValuesToBeInSet",
+     "kwargs": {"column": "io_type", "value_set": [3, 5, 10, 15, 115, 160]}},
+    {"name": "operation_values", "rule": 9,
+     "title": "Operation is INSERT, UPDATE, DELETE, PK_UPDATE or DDL",
+     "expectation": "ExpectColumnValuesToBeInSet",
+     "kwargs": {"column": "op", "value_set": ["INSERT", "UPDATE", "DELETE", "PK_UPDATE", "DDL"]}},
+    {"name": "operation_types", "rule": 9,
+     "title": "IOType, BeforeAfter and operation agree (5/A insert, 15/A update, 115/A PK update, 3/B delete)",
+     "sql": "operation_types"},
+    {"name": "before_after_values", "rule": 10,
+     "title": "BeforeAfter is A or B",
+     "expectation": "ExpectColumnValuesToBeInSet",
+     "kwargs": {"column": "before_after", "value_set": ["A", "B"]}},
+    {"name": "inserts_complete", "rule": 11,
+     "title": "An insert carries every column of its table",
+     "sql": "inserts_complete"},
+    {"name": "keys_present", "rule": 12,
+     "title": "Updates and deletes carry their key columns",
+     "sql": "keys_present"},
+    {"name": "tokens", "rule": 13,
+     "title": "Token R on every record; L and 6 on the first record of a transaction only; one commit each",
+     "sql": "tokens"},
+    {"name": "rowid_form", "rule": 13,
+     "title": "ROWID is an 18-character Oracle ROWID",
+     "expectation": "ExpectColumnValuesToMatchRegex",
+     "kwargs": {"column": "rowid", "regex": "^[A-Za-z0-9+/]{18}$"}},
+    {"name": "xid_form", "rule": 13,
+     "title": "Transaction id written usn.slot.sqn in decimal",
+     "expectation": "ExpectColumnValuesToMatchRegex",
+     "kwargs": {"column": "xid", "regex": "^[0-9]+\\.[0-9]+\\.[0-9]+$"}},
+    {"name": "op_time_present", "rule": 14,
+     "title": "Every record carries the time of its change",
+     "expectation": "ExpectColumnValuesToNotBeNull",
+     "kwargs": {"column": "op_time"}},
+    {"name": "commit_time_present", "rule": 14,
+     "title": "Every record carries its transaction's commit time",
+     "expectation": "ExpectColumnValuesToNotBeNull",
+     "kwargs": {"column": "commit_time"}},
+    {"name": "position_thread", "rule": 15,
+     "title": "Position: redo thread present",
+     "expectation": "ExpectColumnValuesToNotBeNull",
+     "kwargs": {"column": "thread"}},
+    {"name": "position_sequence", "rule": 15,
+     "title": "Position: log sequence present",
+     "expectation": "ExpectColumnValuesToNotBeNull",
+     "kwargs": {"column": "sequence"}},
+    {"name": "position_rba", "rule": 15,
+     "title": "Position: RBA present",
+     "expectation": "ExpectColumnValuesToNotBeNull",
+     "kwargs": {"column": "rba"}},
+    {"name": "position_rba_form", "rule": 15,
+     "title": "Position: RBA written 0xSEQ.BLOCK.OFFSET",
+     "expectation": "ExpectColumnValuesToMatchRegex",
+     "kwargs": {"column": "rba", "regex": "^0x[0-9a-f]+\\.[0-9a-f]+\\.[0-9a-f]+$"}},
+]  # fmt: skip

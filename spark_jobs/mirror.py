@@ -1,0 +1,199 @@
+"""Mirror tables: a batch's trail records applied, in commit order, to the current rows of each source
+table. Table logic only (keys, images, order); nothing here knows about Oracle or redo.
+
+A mirror row holds the table's columns as the trail renders them (strings, SQL NULL as null) plus
+``_rowid``, ``_commit_scn`` and ``_batch_id`` of the change that last wrote it; its key is the
+record's ``key_columns``. Per key, the batch's changes are folded in ``trail_seq`` order over the row
+the mirror already holds (read for the affected keys only): an insert sets the whole row, an update
+merges its columns over the row, a delete removes it, a PK update removes the old key and writes the
+merged row under the new key. Keys linked by PK updates are folded together (one group per table),
+every other key on its own, with ``applyInArrow`` on the executors (``fold_group``).
+
+The result of ``fold`` has one row per touched key: ``op`` ``U`` (``columns`` = the whole new row)
+or ``D`` (``key_values`` = the key), and ``partial`` when an update found no row to merge over (the
+mirror started after the row was written), so the row holds only the columns the trail carried.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+PAIRS = "array<struct<name:string,value:string>>"
+FOLD_SCHEMA = (
+    f"source_table string, key string, op string, columns {PAIRS}, key_values {PAIRS}, "
+    "rowid string, commit_scn bigint, batch_id string, partial boolean"
+)
+META_COLUMNS = ("_rowid", "_commit_scn", "_batch_id")
+# OWNER.TABLE of a record (no owner: the bare name), as counts.json and the mirror names tables
+SOURCE_TABLE = "CASE WHEN coalesce(owner, '') = '' THEN `table` ELSE concat(owner, '.', `table`) END"
+APPLIED = "op IN ('INSERT', 'UPDATE', 'DELETE', 'PK_UPDATE') AND (op = 'DELETE' OR before_after = 'A')"
+
+
+def _key_expr(image: str) -> str:
+    """The key of an image as JSON text: the values of ``key_columns`` in order (null when absent)."""
+    return f"to_json(transform(key_columns, k -> try_element_at(map_from_entries({image}), k)))"
+
+
+def changes(trail: Any) -> Any:
+    """The records that change rows, with their table, key and (PK updates) old key."""
+    from pyspark.sql import functions as F
+
+    return trail.where(APPLIED).select(
+        F.expr(SOURCE_TABLE).alias("source_table"),
+        F.expr(_key_expr("columns")).alias("key"),
+        F.expr(f"CASE WHEN op = 'PK_UPDATE' THEN {_key_expr('before')} END").alias("old_key"),
+        "op", "trail_seq", "columns", "before", "key_columns", "rowid", "commit_scn", "batch_id",
+    )  # fmt: skip
+
+
+def affected_keys(frame: Any) -> dict[str, tuple[list[str], list[list[str | None]]]]:
+    """Per source table: its key columns and every key the batch touches (old keys of PK updates
+    included), collected on the driver (bounded by the batch, never by the table)."""
+    from pyspark.sql import functions as F
+
+    keys = frame.select("source_table", "key_columns", F.explode(F.array("key", "old_key")).alias("k"))
+    rows = keys.where("k IS NOT NULL").distinct().collect()
+    out: dict[str, tuple[list[str], list[list[str | None]]]] = {}
+    for row in rows:
+        columns, values = out.setdefault(row["source_table"], (list(row["key_columns"]), []))
+        values.append(json.loads(row["k"]))
+    return out
+
+
+def existing_rows(spark: Any, source_table: str, key_columns: Sequence[str], rows: Any) -> Any:
+    """Rows a mirror holds (an Arrow table of its columns) as pseudo-records the fold starts from."""
+    from pyspark.sql import functions as F
+
+    data = [c for c in rows.column_names if c not in META_COLUMNS]
+    images = [[{"name": c, "value": r[c]} for c in data] for r in rows.select(data).to_pylist()]
+    frame = spark.createDataFrame([(image,) for image in images], schema=f"columns {PAIRS}")
+    frame = frame.withColumn("key_columns", F.array(*(F.lit(k) for k in key_columns)))
+    return frame.select(
+        F.lit(source_table).alias("source_table"), F.expr(_key_expr("columns")).alias("key"),
+        F.lit(None).cast("string").alias("old_key"), F.lit("EXISTING").alias("op"),
+        F.lit(-1).cast("bigint").alias("trail_seq"), "columns", F.lit(None).cast(PAIRS).alias("before"),
+        "key_columns", F.lit(None).cast("string").alias("rowid"),
+        F.lit(None).cast("bigint").alias("commit_scn"), F.lit(None).cast("string").alias("batch_id"),
+    )  # fmt: skip
+
+
+def fold(changed: Any, existing: Iterable[Any] = ()) -> Any:
+    """Fold the batch's changes (``changes()``) over the existing rows; one row per touched key."""
+    from pyspark.sql import functions as F
+
+    records = changed
+    for frame in existing:
+        records = records.unionByName(frame)
+    chained = (
+        changed.where("op = 'PK_UPDATE'")
+        .select("source_table", F.explode(F.array("key", "old_key")).alias("key"))
+        .distinct()
+        .withColumn("chained", F.lit(True))
+    )
+    grouped = records.join(chained, ["source_table", "key"], "left").withColumn(
+        "group", F.when(F.col("chained"), F.lit("*")).otherwise(F.col("key"))
+    )
+    return grouped.drop("chained").groupBy("source_table", "group").applyInArrow(fold_group, FOLD_SCHEMA)
+
+
+def _image(pairs: Any) -> dict[str, str | None]:
+    return {p["name"]: p["value"] for p in pairs or ()}
+
+
+def fold_group(table: Any) -> Any:
+    """Executor side: the changes of one group (existing rows first, then ``trail_seq`` order)."""
+    import pyarrow as pa
+
+    state: dict[str, tuple[dict[str, str | None], bool] | None] = {}
+    keys: dict[str, list[dict[str, str | None]]] = {}
+    last: dict[str, tuple[str, int, str]] = {}
+    touched: dict[str, None] = {}
+    for r in sorted(table.to_pylist(), key=lambda r: r["trail_seq"]):
+        op, key, image = r["op"], r["key"], _image(r["columns"])
+        if op == "EXISTING":
+            state[key] = (image, False)
+            continue
+        names = list(r["key_columns"] or ())
+        keys.setdefault(key, [{"name": n, "value": image.get(n)} for n in names])
+        if op == "INSERT":
+            state[key] = (image, False)
+        elif op == "DELETE":
+            state[key] = None
+        else:  # UPDATE, PK_UPDATE: merge over the row held under the (old) key
+            source = key if op == "UPDATE" else r["old_key"]
+            held = state.get(source)
+            if op == "PK_UPDATE":
+                before = _image(r["before"])
+                keys.setdefault(source, [{"name": n, "value": before.get(n)} for n in names])
+                state[source] = None
+                touched[source] = None
+                last[source] = (r["rowid"], r["commit_scn"], r["batch_id"])
+            base, partial = held if held is not None else ({}, True)
+            state[key] = ({**base, **image}, partial)
+        touched[key] = None
+        last[key] = (r["rowid"], r["commit_scn"], r["batch_id"])
+    out: list[dict[str, Any]] = []
+    for key in touched:
+        held = state.get(key)
+        rowid, commit_scn, batch_id = last[key]
+        row = {"source_table": table.column("source_table")[0].as_py(), "key": key, "key_values": keys[key]}
+        if held is None:
+            out.append({**row, "op": "D", "columns": [], "partial": False})
+        else:
+            image, partial = held
+            pairs = [{"name": n, "value": v} for n, v in image.items()]
+            out.append({**row, "op": "U", "columns": pairs, "partial": partial})
+        out[-1].update(rowid=rowid, commit_scn=commit_scn, batch_id=batch_id)
+    pair = pa.struct([pa.field("name", pa.string()), pa.field("value", pa.string())])
+    schema = pa.schema(
+        [("source_table", pa.string()), ("key", pa.string()), ("op", pa.string()),
+         ("columns", pa.list_(pair)), ("key_values", pa.list_(pair)), ("rowid", pa.string()),
+         ("commit_scn", pa.int64()), ("batch_id", pa.string()), ("partial", pa.bool_())]
+    )  # fmt: skip
+    return pa.Table.from_pylist(out, schema=schema)
+
+
+def table_columns(folded: Any, known: dict[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Per table, the mirror's data columns: the ones it has, then new ones in the order the batch
+    shows them (one Spark job for every table)."""
+    from pyspark.sql import functions as F
+
+    image = F.when(F.col("op") == "U", F.col("columns")).otherwise(F.col("key_values"))
+    rows = (
+        folded.select("source_table", F.posexplode(image))
+        .groupBy("source_table", F.col("col.name").alias("name"))
+        .agg(F.min("pos").alias("pos"))
+        .collect()
+    )
+    out = {source: list(names) for source, names in known.items()}
+    for row in sorted(rows, key=lambda r: (r["source_table"], r["pos"], r["name"])):
+        names = out.setdefault(row["source_table"], [])
+        if row["name"] not in names:
+            names.append(row["name"])
+    return out
+
+
+def wide(folded: Any, source_table: str, columns: Sequence[str], *, with_deletes: bool) -> Any:
+    """One table's folded rows in the mirror's shape (plus ``_op`` when deletes are kept)."""
+    from pyspark.sql import functions as F
+
+    rows = folded.where(F.col("source_table") == source_table)
+    if not with_deletes:
+        rows = rows.where("op = 'U'")
+    image = F.expr("map_from_entries(CASE WHEN op = 'U' THEN columns ELSE key_values END)")
+    rows = rows.withColumn("_image", image)
+    out = [F.expr(f"try_element_at(_image, {_literal(c)})").alias(c) for c in columns]
+    out += [
+        F.col("rowid").alias("_rowid"),
+        F.col("commit_scn").alias("_commit_scn"),
+        F.col("batch_id").alias("_batch_id"),
+    ]
+    if with_deletes:
+        out.append(F.col("op").alias("_op"))
+    return rows.select(*out)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

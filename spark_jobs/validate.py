@@ -1,0 +1,354 @@
+"""Stage 3, validate: the batch's trail against the trail contract, with Great Expectations on Spark.
+
+Reads ``<batch>/trail`` (Parquet, ``redo_lib.trail.schema.trail_schema()``), ``<batch>/counts.json``
+and ``<batch>/manifest.json``; runs the suite declared in ``include/gx/trail_contract.py`` (each
+expectation's ``meta`` names its rule in ``shared/docs/trail-contract.md``); writes the Data Docs to
+``<batch>/report/docs/`` and ``<batch>/report/summary.json`` (per rule: name, number, success,
+unexpected count, up to 10 sample rows), copies both to ``--reports-url``/<batch_id>/ when given, and
+writes ``<batch>/VALIDATED`` only when every rule passed.
+
+    spark-submit spark_jobs/validate.py --batch-dir DIR [--reports-url s3://bucket/reports/]
+
+Exit 0: valid. Exit 2: the report names the failed rules (``VALIDATED`` absent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import runpy
+import shutil
+import string
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from redo_lib.storage.s3 import upload_file
+from spark_jobs.common import ROOT, BatchDir, build_session, read_trail, upload_tree
+
+SUITE_FILE = ROOT / "include" / "gx" / "trail_contract.py"
+SQL_DIR = ROOT / "include" / "gx" / "sql"
+SAMPLE_ROWS = 10
+EXIT_INVALID = 2
+DOCS_SITE = "local_site"  # the ephemeral context's site, pointed at <batch>/report/docs
+COUNT_SECTIONS = ("decoded", "carried_in", "trail", "cancelled", "out_of_scope", "orphaned", "carried_out")
+
+
+@dataclass(frozen=True)
+class JobArgs:
+    batch_dir: str
+    reports_url: str | None
+
+
+def parse_args(argv: list[str] | None) -> JobArgs:
+    parser = argparse.ArgumentParser(prog="validate", description=__doc__.splitlines()[0])
+    parser.add_argument("--batch-dir", required=True, help="local folder or s3:// prefix of the batch")
+    parser.add_argument("--reports-url", default=None, help="s3://bucket/prefix/ for a copy of the report")
+    ns = parser.parse_args(argv)
+    return JobArgs(ns.batch_dir, ns.reports_url)
+
+
+# -- the suite's parameters from the batch -----------------------------------------------------------
+
+
+def sql_literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def render_counts(counts: dict[str, Any]) -> str:
+    """counts.json as a SQL row set (source_table, op, one column per section); PK_UPDATE counts as
+    UPDATE, as the decoder cannot tell a key change from other updates."""
+    rows: dict[tuple[str, str], dict[str, int]] = {}
+    for section in COUNT_SECTIONS:
+        for table, ops in (counts.get(section) or {}).items():
+            for op, n in ops.items():
+                key = (table, "UPDATE" if op == "PK_UPDATE" else op)
+                cell = rows.setdefault(key, dict.fromkeys(COUNT_SECTIONS, 0))
+                cell[section] += int(n)
+    columns = ", ".join(["source_table", "op", *COUNT_SECTIONS])
+    if not rows:
+        nulls = ", ".join(f"CAST(NULL AS BIGINT) AS {c}" for c in COUNT_SECTIONS)
+        return f"SELECT CAST(NULL AS STRING) AS source_table, CAST(NULL AS STRING) AS op, {nulls} WHERE false"
+    values = ", ".join(
+        "("
+        + ", ".join(
+            [sql_literal(t), sql_literal(op), *(f"CAST({cell[s]} AS BIGINT)" for s in COUNT_SECTIONS)]
+        )
+        + ")"
+        for (t, op), cell in sorted(rows.items())
+    )
+    return f"SELECT * FROM VALUES {values} AS c({columns})"
+
+
+def render_declared_columns(columns: dict[str, list[str]] | None) -> str:
+    """Declared column lists (counts.json or manifest ``columns``: {"OWNER.TABLE": [names]})."""
+    if not columns:
+        return "SELECT CAST(NULL AS STRING) AS source_table, CAST(NULL AS ARRAY<STRING>) AS names WHERE false"
+    values = ", ".join(
+        f"({sql_literal(t)}, array({', '.join(sql_literal(n) for n in names)}))"
+        for t, names in sorted(columns.items())
+    )
+    return f"SELECT * FROM VALUES {values} AS d(source_table, names)"
+
+
+def suite_parameters(
+    suite: dict[str, Any], counts: dict[str, Any], manifest: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        **suite["SQL_PARAMETERS"],
+        "rolled_back_xids": sorted(str(x) for x in counts.get("rolled_back_xids") or ()),
+        "counts": render_counts(counts),
+        "declared_columns": render_declared_columns(counts.get("columns") or manifest.get("columns")),
+    }
+
+
+def load_suite(path: Path = SUITE_FILE) -> dict[str, Any]:
+    return runpy.run_path(str(path))
+
+
+def expectation_of(entry: dict[str, Any], params: dict[str, Any]) -> Any:
+    """One GX expectation from a suite entry, its rule in ``meta``, ``description`` and ``notes``."""
+    gxe = import_gx().expectations
+
+    meta = {"rule": entry["rule"], "title": entry["title"], "name": entry["name"]}
+    text = {
+        "meta": meta,
+        "description": f"Rule {entry['rule']}: {entry['title']}",  # what the Data Docs show
+        "notes": f"Trail contract rule {entry['rule']} (shared/docs/trail-contract.md): {entry['title']}",
+    }
+    if "sql" in entry:
+        query = string.Template((SQL_DIR / f"{entry['sql']}.sql").read_text()).substitute(params)
+        return gxe.UnexpectedRowsExpectation(unexpected_rows_query=query, **text)
+    kwargs = {
+        k: params[v[1:]] if isinstance(v, str) and v.startswith("$") else v
+        for k, v in entry["kwargs"].items()
+    }
+    return getattr(gxe, entry["expectation"])(**kwargs, **text)
+
+
+# -- running the suite ---------------------------------------------------------------------------------
+
+
+def import_gx() -> Any:
+    """``great_expectations``, imported with its own import-time DeprecationWarnings silenced (GX 1.24
+    imports ``sre_constants`` and friends; under ``-W error`` that would stop the stage)."""
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import great_expectations
+        import great_expectations.expectations
+
+    return great_expectations
+
+
+def _context(docs_dir: Path) -> Any:
+    gx = import_gx()
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    ctx = gx.get_context(mode="ephemeral")
+    ctx.variables.progress_bars = ProgressBarsConfig(globally=False)
+    # the ephemeral context's own site points at a fresh temporary folder: point it at ours instead
+    sites = ctx.config.data_docs_sites or {}
+    default = sites.get(DOCS_SITE, {}).get("store_backend", {}).get("base_directory")
+    ctx.update_data_docs_site(
+        DOCS_SITE,
+        {
+            "class_name": "SiteBuilder",
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(docs_dir)},
+            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+        },
+    )
+    if default and Path(default).is_relative_to(tempfile.gettempdir()):
+        shutil.rmtree(default, ignore_errors=True)
+    return ctx
+
+
+def run_suite(
+    spark: Any, frame: Any, suite: dict[str, Any], params: dict[str, Any], batch_id: str, docs_dir: Path
+) -> list[dict[str, Any]]:
+    """Run the suite on the trail DataFrame, build the Data Docs; one result dict per entry."""
+    gx = import_gx()
+    from great_expectations.core.run_identifier import RunIdentifier
+
+    ctx = _context(docs_dir)
+    batch_definition = (
+        ctx.data_sources.add_spark("trail")
+        .add_dataframe_asset(batch_id)
+        .add_batch_definition_whole_dataframe("trail")
+    )
+    entries = suite["EXPECTATIONS"]
+    gx_suite = gx.ExpectationSuite(
+        name=suite["SUITE_NAME"], meta={"contract": "shared/docs/trail-contract.md"}
+    )
+    for entry in entries:
+        gx_suite.add_expectation(expectation_of(entry, params))
+    gx_suite = ctx.suites.add(gx_suite)
+    definition = ctx.validation_definitions.add(
+        gx.ValidationDefinition(name=batch_id, data=batch_definition, suite=gx_suite)
+    )
+    checkpoint = ctx.checkpoints.add(
+        gx.Checkpoint(
+            name="trail_contract",
+            validation_definitions=[definition],
+            actions=[gx.checkpoint.UpdateDataDocsAction(name="docs", site_names=[DOCS_SITE])],
+            # counts and a few values; sample rows of failures are fetched afterwards (_samples), so
+            # a passing rule costs no extra Spark job
+            result_format={"result_format": "SUMMARY", "partial_unexpected_count": SAMPLE_ROWS},
+        )
+    )
+    outcome = checkpoint.run(batch_parameters={"dataframe": frame}, run_id=RunIdentifier(run_name=batch_id))
+    results = next(iter(outcome.run_results.values())).results
+    by_name = {r.expectation_config.meta.get("name"): r for r in results}
+    view = "redotrail_trail_" + re.sub(r"[^A-Za-z0-9_]", "_", batch_id)
+    frame.createOrReplaceTempView(view)
+    return [_rule_result(spark, frame, suite, entry, by_name.get(entry["name"]), view) for entry in entries]
+
+
+def _exception(result: Any) -> str | None:
+    info = result.exception_info or {}
+    if "raised_exception" in info:
+        return info.get("exception_message") if info.get("raised_exception") else None
+    messages = [
+        v.get("exception_message") for v in info.values() if isinstance(v, dict) and v.get("raised_exception")
+    ]
+    return "; ".join(str(m) for m in messages) or None
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "asDict"):
+        return {k: _plain(v) for k, v in value.asDict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def _samples(
+    spark: Any, frame: Any, suite: dict[str, Any], entry: dict[str, Any], result: Any, view: str
+) -> list[Any]:
+    """Up to ``SAMPLE_ROWS`` offending rows of a failed rule: the SQL rule's own rows (``detail``
+    parsed), or the trail records holding a column's unexpected values."""
+    from pyspark.sql import functions as F
+
+    if "sql" in entry:
+        query = result.expectation_config.kwargs["unexpected_rows_query"].replace("{batch}", view)
+        rows = [_plain(row) for row in spark.sql(query).limit(SAMPLE_ROWS).collect()]
+        return [{**r, "detail": json.loads(r["detail"])} if r.get("detail") else r for r in rows]
+    column = entry["kwargs"]["column"]
+    if entry["expectation"] == "ExpectColumnValuesToNotBeNull":
+        condition = F.col(column).isNull()
+    else:
+        condition = F.col(column).isin(list((result.result or {}).get("partial_unexpected_list") or []))
+    columns = [*suite["SAMPLE_COLUMNS"], *([column] if column not in suite["SAMPLE_COLUMNS"] else [])]
+    return [_plain(row) for row in frame.where(condition).select(*columns).limit(SAMPLE_ROWS).collect()]
+
+
+def _rule_result(
+    spark: Any, frame: Any, suite: dict[str, Any], entry: dict[str, Any], result: Any, view: str
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": entry["name"], "rule": entry["rule"], "title": entry["title"]}
+    if result is None:
+        return {**out, "success": False, "unexpected_count": None, "sample_rows": [], "exception": "not run"}
+    body = result.result or {}
+    error = _exception(result)
+    count = body.get("observed_value") if "sql" in entry else body.get("unexpected_count")
+    samples = (
+        _samples(spark, frame, suite, entry, result, view) if not result.success and error is None else []
+    )
+    return {
+        **out,
+        "success": bool(result.success),
+        "unexpected_count": count,
+        "sample_rows": samples,
+        "exception": error,
+    }
+
+
+def counts_missing() -> dict[str, Any]:
+    """The result standing for reconciliation when the batch has no counts.json."""
+    return {
+        "name": "counts_json_present",
+        "rule": 2,
+        "title": "counts.json present (reconciliation needs it)",
+        "success": False,
+        "unexpected_count": None,
+        "sample_rows": [],
+        "exception": "counts.json missing",
+    }
+
+
+# -- the job -----------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
+    args = parse_args(argv)
+    batch = BatchDir(args.batch_dir)
+    batch.remove("VALIDATED")  # a rerun that fails must not leave an earlier pass behind
+    manifest = batch.read_json("manifest.json", default={})
+    counts = batch.read_json("counts.json", default={})
+    batch_id = manifest.get("batch_id") or counts.get("batch_id") or batch.name
+    suite = load_suite()
+    params = suite_parameters(suite, counts, manifest)
+    session = build_session(f"redotrail-validate-{batch_id}", spark=spark)
+    with batch.local_dir("trail") as trail_dir, tempfile.TemporaryDirectory(prefix="redotrail-docs-") as tmp:
+        frame = read_trail(session, trail_dir).cache()
+        try:
+            records = frame.count()
+            docs_dir = Path(tmp) / "docs"
+            rules = run_suite(session, frame, suite, params, batch_id, docs_dir)
+        finally:
+            frame.unpersist()
+        batch.put_dir(docs_dir, "report", "docs")
+        if not counts:
+            rules.append(counts_missing())
+        failed = [r for r in rules if not r["success"]]
+        reports = f"{args.reports_url.rstrip('/')}/{batch_id}" if args.reports_url else None
+        summary = {
+            "batch_id": batch_id,
+            "success": not failed,
+            "suite": suite["SUITE_NAME"],
+            "contract": "shared/docs/trail-contract.md",
+            "records": records,
+            "failed": [
+                {"name": r["name"], "rule": r["rule"], "unexpected_count": r["unexpected_count"]}
+                for r in failed
+            ],
+            "rules": rules,
+            "docs": "docs/index.html",
+            "reports_url": reports,
+        }
+        text = json.dumps(summary, indent=2, sort_keys=True, default=str) + "\n"
+        batch.write_text(text, "report", "summary.json")
+        if reports:
+            (Path(tmp) / "summary.json").write_text(text)
+            upload_file(Path(tmp) / "summary.json", f"{reports}/summary.json")
+            upload_tree(docs_dir, f"{reports}/docs")
+    for r in failed:
+        cause = f" ({r['exception']})" if r["exception"] else ""
+        print(
+            f"validate {batch_id}: rule {r['rule']} {r['name']} failed: {r['unexpected_count']} unexpected{cause}"
+        )
+    if not summary["success"]:
+        print(f"validate {batch_id}: INVALID, report in {batch.uri_of('report')}")
+        return EXIT_INVALID
+    batch.write_json(
+        {"batch_id": batch_id, "records": records, "suite": suite["SUITE_NAME"], "rules": len(rules)},
+        "VALIDATED",
+    )
+    print(f"validate {batch_id}: {records} records, {len(rules)} rules passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""validate.py on real Spark with the GE suite: the scenario's batches pass every rule; a trail broken
+on purpose fails, names the broken rule with its count and sample rows, and publishes nothing.
+
+Expected outcomes come from the trail contract (shared/docs/trail-contract.md), applied by hand to
+the scenario in ``tests/spark/scenario.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from redo_lib.storage.s3 import s3_client
+from spark_jobs import publish, validate
+from tests.spark.scenario import Batch, batch_one, batch_two, counts_of, records, write_batch
+
+pytest_plugins = ["tests.fixtures.spark", "tests.fixtures.s3"]
+pytestmark = pytest.mark.spark
+
+# tiny data: one shuffle partition, no adaptive planning, no code generation (each costs per query)
+SMALL_DATA = {
+    "spark.sql.shuffle.partitions": "1",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.wholeStage": "false",
+}
+CONTRACT_RULES = {1, 2, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+
+
+@pytest.fixture(scope="module")
+def session(spark: Any) -> Any:
+    for key, value in SMALL_DATA.items():
+        spark.conf.set(key, value)
+    return spark
+
+
+def _summary(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "report" / "summary.json").read_text())
+
+
+def test_a_valid_batch_passes_every_rule_and_gets_its_marker(session: Any, tmp_path: Path) -> None:
+    batch = batch_two()  # key updates, a re-insert, a delete and an update after an insert
+    folder = write_batch(tmp_path, batch)
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == 0
+    summary = _summary(folder)
+    assert summary["success"] and summary["failed"] == [] and summary["batch_id"] == batch.batch_id
+    assert {r["rule"] for r in summary["rules"]} == CONTRACT_RULES
+    assert all(r["unexpected_count"] in (0, None) and r["exception"] is None for r in summary["rules"])
+    assert json.loads((folder / "VALIDATED").read_text())["records"] == len(records(batch.txns)) == 8
+    assert (folder / "report" / "docs" / "index.html").is_file()
+    pages = [p.read_text() for p in (folder / "report" / "docs" / "validations").rglob("*.html")]
+    assert len(pages) == 1 and all(f"Rule {n}: " in pages[0] for n in CONTRACT_RULES)
+
+
+def test_a_batch_on_s3_is_validated_and_its_report_uploaded(
+    session: Any, s3_endpoint: str, tmp_path: Path
+) -> None:
+    bucket = f"redo-{uuid.uuid4().hex[:12]}"
+    client = s3_client()
+    client.create_bucket(Bucket=bucket)
+    batch = batch_one()
+    local = write_batch(tmp_path, batch)
+    for path in sorted(p for p in local.rglob("*") if p.is_file()):
+        client.upload_file(
+            str(path), bucket, f"batches/{batch.batch_id}/{path.relative_to(local).as_posix()}"
+        )
+    argv = [
+        "--batch-dir",
+        f"s3://{bucket}/batches/{batch.batch_id}",
+        "--reports-url",
+        f"s3://{bucket}/reports/",
+    ]
+    assert validate.main(argv, spark=session) == 0
+    keys = {o["Key"] for o in client.list_objects_v2(Bucket=bucket)["Contents"]}
+    assert {f"batches/{batch.batch_id}/VALIDATED", f"batches/{batch.batch_id}/report/summary.json",
+            f"batches/{batch.batch_id}/report/docs/index.html", f"reports/{batch.batch_id}/summary.json",
+            f"reports/{batch.batch_id}/docs/index.html"} <= keys  # fmt: skip
+    uploaded = json.loads(
+        client.get_object(Bucket=bucket, Key=f"reports/{batch.batch_id}/summary.json")["Body"].read()
+    )
+    assert uploaded["success"] and uploaded["records"] == 7
+
+
+# -- broken on purpose ---------------------------------------------------------------------------------
+# Each case breaks batch 1 in one way and keeps counts.json true to the broken trail (as assemble
+# would write it), so exactly one rule may fail.
+
+
+def _missing_last_record() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = batch_one()
+    trail = [r for r in records(batch.txns) if not (r.xid == "6.1.7" and r.op == "DELETE")]
+    return batch, trail, counts_of(batch, trail)
+
+
+def _rolled_back_xid() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = replace(batch_one(), rolled_back_xids=["7.7.7", "6.1.7"])
+    trail = records(batch.txns)
+    return batch, trail, counts_of(batch, trail)
+
+
+def _delete_without_key() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = batch_one()
+    trail = [replace(r, columns=()) if r.op == "DELETE" else r for r in records(batch.txns)]
+    return batch, trail, counts_of(batch, trail)
+
+
+def _commit_order_swapped() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = batch_one()
+    t1, t2, t3, t4 = batch.txns
+    trail = records([t1, t3, t2, t4])  # 5.2.100 (commit 1005) after 6.1.7 (commit 1010)
+    return batch, trail, counts_of(batch, trail)
+
+
+def _counts_disagree() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = batch_one()
+    trail = records(batch.txns)
+    counts = counts_of(batch, trail)
+    counts["trail"]["US03.STUDENT"]["INSERT"] += 1  # type: ignore[index]
+    return batch, trail, counts
+
+
+Case = Callable[[], tuple[Batch, list[Any], dict[str, Any]]]
+
+
+@pytest.mark.parametrize(
+    ("make", "name", "rule", "count", "sample"),
+    [
+        pytest.param(_missing_last_record, "trans_ind_sequence", 8, 1, {"xid": "6.1.7", "trail_seq": 4},
+                     id="missing-last-record"),
+        pytest.param(_rolled_back_xid, "no_rolled_back_transaction", 1, 2, {"xid": "6.1.7"}, id="rolled-back-xid"),
+        pytest.param(_delete_without_key, "keys_present", 12, 1, {"xid": "6.1.7", "trail_seq": 5},
+                     id="delete-without-key"),
+        pytest.param(_commit_order_swapped, "commit_order", 6, 1, {"xid": "5.2.100", "trail_seq": 5},
+                     id="commit-order-swapped"),
+        pytest.param(_counts_disagree, "reconcile", 2, 1, {"xid": None}, id="counts-disagree"),
+    ],
+)  # fmt: skip
+def test_a_broken_trail_fails_names_its_rule_and_publishes_nothing(
+    session: Any, tmp_path: Path, make: Case, name: str, rule: int, count: int, sample: dict[str, Any]
+) -> None:
+    batch, trail, counts = make()
+    folder = write_batch(tmp_path / "batches", batch, trail, counts)
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
+    assert not (folder / "VALIDATED").exists()
+    summary = _summary(folder)
+    assert not summary["success"]
+    assert summary["failed"] == [{"name": name, "rule": rule, "unexpected_count": count}]
+    (failed,) = [r for r in summary["rules"] if not r["success"]]
+    assert failed["exception"] is None and 1 <= len(failed["sample_rows"]) <= validate.SAMPLE_ROWS
+    assert any(sample.items() <= row.items() for row in failed["sample_rows"]), failed["sample_rows"]
+    warehouse = tmp_path / "warehouse"
+    argv = ["--batch-dir", str(folder), "--warehouse", f"file://{warehouse}"]
+    assert publish.main(argv, spark=session) == publish.EXIT_REFUSED
+    assert not warehouse.exists() and not (folder / "PUBLISHED").exists()
