@@ -198,10 +198,18 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
     return 0
 
 
+def cmd_synth(argv: Sequence[str]) -> int:
+    """Generate archived logs, the dictionary and the expected trail of a scenario (or --random)."""
+    from redo_lib.synth.cli import run  # the generator is not needed by the other commands
+
+    return run(argv)
+
+
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "decode": cmd_decode,
     "dump": cmd_dump,
     "stats": cmd_stats,
+    "synth": cmd_synth,
 }
 
 

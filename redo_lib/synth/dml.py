@@ -1,0 +1,493 @@
+"""DML statements of the generator: row placement, redo records and expected trail records.
+
+Each function runs one statement for an open transaction of the :class:`~redo_lib.synth.engine.Engine`:
+it changes the simulated database, writes the statement's records (one per undo/redo pair, see
+``pairs.py``), appends the statement's changes to the transaction's change log (for rollback) and
+its expected trail records to the transaction's spool. Multi-row statements visit rows in ROWID
+order and emit one trail record per row in that order.
+
+Visibility follows Oracle's for a single statement: rows inserted by another open transaction are
+invisible; a row locked by another open transaction that matches the predicate would make the
+statement wait, which a script cannot do: ``ScenarioError``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import decimal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from redo_lib.errors import ScenarioError
+from redo_lib.format.model import ChangeVector, DirectLoadBlock, QmiRow, UndoRecord
+from redo_lib.scn import Uba
+from redo_lib.synth.blocks import write_block_image
+from redo_lib.synth.columns import normalize, render
+from redo_lib.synth.database import Piece, Row, TableState, make_dba
+from redo_lib.synth.expected import pending_record
+from redo_lib.synth.logs import Placed
+from redo_lib.synth.pairs import (
+    array_delete_pairs,
+    array_insert_pairs,
+    delete_pairs,
+    insert_pairs,
+    update_pairs,
+)
+from redo_lib.synth.scenario import Delete, DirectInsert, Insert, Predicate, Update
+
+if TYPE_CHECKING:
+    from redo_lib.synth.engine import Engine, OpenTxn
+
+__all__ = ["Change", "delete", "direct_insert", "insert", "matching", "revert", "settle", "update"]
+
+_MAX_ARRAY = 255  # QMI / QMD nrow is a u8
+
+
+@dataclass(slots=True)
+class Change:
+    """One row change of an open transaction, for rollback: the undo records written (with their
+    UBAs, in write order) and how to revert the simulated database."""
+
+    undo: list[tuple[UndoRecord, Uba]]
+    revert: tuple[Any, ...]
+
+
+# -- expected records ---------------------------------------------------------------------------------
+
+
+def _iso(placed: Placed) -> str:
+    return placed.time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _expect(
+    t: OpenTxn,
+    table: TableState,
+    op: str,
+    row: Row,
+    placed: Placed,
+    columns: Sequence[int],
+    values: Sequence[Any],
+    *,
+    before: Sequence[Any] | None = None,
+    changed: Sequence[int] = (),
+) -> None:
+    spec = table.spec
+    cols = spec.columns
+
+    def image(idx: Sequence[int], vals: Sequence[Any]) -> list[tuple[str, str | None]]:
+        return [(cols[i].name, render(cols[i].type, vals[i])) for i in idx]
+
+    t.spool.append(
+        pending_record(
+            op=op,
+            owner=spec.owner,
+            table=spec.name,
+            obj=table.obj,
+            columns=image(columns, values),
+            before=[] if before is None else image(table.key_index, before),
+            key_columns=table.key_columns,
+            changed=[cols[i].name for i in changed],
+            rowid=table.rowid(row),
+            scn=placed.scn,
+            subscn=placed.subscn,
+            op_time=_iso(placed),
+            thread=placed.thread,
+            sequence=placed.sequence,
+            rba=str(placed.rba),
+        )
+    )
+
+
+def _expect_insert(t: OpenTxn, table: TableState, row: Row, placed: Placed) -> None:
+    _expect(t, table, "INSERT", row, placed, range(len(row.values)), row.values)
+
+
+def _expect_delete(t: OpenTxn, table: TableState, row: Row, placed: Placed) -> None:
+    _expect(t, table, "DELETE", row, placed, table.key_index, row.values)
+
+
+# -- INSERT -----------------------------------------------------------------------------------------
+
+
+def _place(e: Engine, t: OpenTxn, table: TableState, row: Row) -> None:
+    """Allocate the row's pieces (a space-management transaction per new block, as noise)."""
+    pieces = []
+    for first, count, size in table.piece_layout(row):
+        block, slot, new = table.allocate(size)
+        if new and e.settings.noise.space:
+            e.space_transaction(t.log, table, block)
+        pieces.append(Piece(block, slot, first, count, size))
+    row.pieces = pieces
+    row.owner = row.inserted_by = t.ident
+    table.add(row, t.ident)
+
+
+def _index_noise(e: Engine, t: OpenTxn, table: TableState, row: Row) -> None:
+    if not (e.settings.noise.index and table.spec.unique_sets):
+        return
+    txn, _ = e.ensure_xid(t)
+    uba = txn.segment.next_uba()
+    t.last_uba = uba
+    key = b"".join(bytes([len(row.data[i] or b"")]) + (row.data[i] or b"") for i in table.key_index)
+    head = row.pieces[0]
+    vectors = e.vectors.index_insert(
+        txn,
+        uba,
+        table.index_obj,
+        5,
+        0x100 + (table.obj % 1000) * 16,
+        key,
+        (head.block, head.slot),
+        e.clock.scn,
+    )
+    t.log.write(vectors)
+
+
+def insert(e: Engine, t: OpenTxn, step: Insert) -> None:
+    table = e.table(step.table)
+    rows = [table.build_row(table.spec.row(values, "insert")) for values in step.rows]
+    _, ctx = e.ensure_xid(t)
+    group: list[Row] = []
+
+    def flush() -> None:
+        if not group:
+            return
+        undo, redo = array_insert_pairs(ctx, table, group[0].pieces[0].block, group)
+        placed = e.write_pair(t, table, undo, redo)
+        t.changes.append(
+            Change(undo=[(undo, redo.ktb.uba)], revert=("insert", table, list(group), [None] * len(group)))
+        )  # type: ignore[union-attr]
+        for row in group:
+            _expect_insert(t, table, row, placed)
+        group.clear()
+
+    for row in rows:
+        table.check_unique(row.values, t.ident)
+        _place(e, t, table, row)
+        single = len(row.pieces) == 1
+        if step.array and len(rows) > 1 and single:
+            if group and (group[0].pieces[0].block != row.pieces[0].block or len(group) >= _MAX_ARRAY):
+                flush()
+            group.append(row)
+            continue
+        flush()
+        pairs = insert_pairs(ctx, table, row)
+        placements = [e.write_pair(t, table, undo, redo) for undo, redo in pairs]
+        _index_noise(e, t, table, row)
+        t.changes.append(
+            Change(undo=[(u, r.ktb.uba) for u, r in pairs], revert=("insert", table, [row], [None]))
+        )  # type: ignore[misc]
+        _expect_insert(t, table, row, placements[0])
+    flush()
+
+
+def direct_insert(e: Engine, t: OpenTxn, step: DirectInsert) -> None:
+    """``INSERT /*+ APPEND */``: begin record, then per new block a record [24.6, 19.1] (seed 000)."""
+    table = e.table(step.table)
+    if any(True for _ in table.locked_rows(t.ident)):
+        raise ScenarioError(
+            f"{table.spec.full_name}: direct-path insert would wait for another transaction's rows"
+        )
+    rows = [table.build_row(table.spec.row(values, "direct insert")) for values in step.rows]
+    for row in rows:
+        table.check_unique(row.values, t.ident)
+    e.write_begin_only(t)
+    txn, _ = e.ensure_xid(t)
+    groups = table.load_blocks(rows)
+    if groups and e.settings.noise.space:
+        e.space_transaction(t.log, table, groups[0][0])
+    layout = t.log.layout
+    for block, members in groups:
+        for row in members:
+            row.owner = row.inserted_by = t.ident
+            table.add(row, t.ident)
+        dba = make_dba(table.rfile, block)
+        image = write_block_image(
+            layout,
+            size=e.settings.data_block_size,
+            dba=dba,
+            dataobj=table.dataobj,
+            scn=e.clock.scn,
+            xid=txn.xid,
+            rows=[_block_row(r) for r in members],
+        )
+        load = ChangeVector(
+            index=1,
+            layer=19,
+            code=1,
+            block_class=1,
+            afn=table.rfile,
+            dba=dba,
+            obj=table.dataobj,
+            scn=e.clock.scn,
+            seq=1,
+            change_type=1,
+            body=DirectLoadBlock(dataobj=table.dataobj, lob_id=b"", page_no=0, pdba=dba, data=image),
+        )
+        placed = t.log.write([e.vectors.marker_24_6(), load])
+        for row in members:
+            _expect_insert(t, table, row, placed)
+    t.changes.append(Change(undo=[], revert=("direct", table, rows, [None] * len(rows))))
+    t.direct_tables.add(table.spec.full_name)
+
+
+def _block_row(row: Row) -> QmiRow:
+    data = list(row.data)
+    while data and data[-1] is None:
+        data.pop()
+    return QmiRow(fb=0x2C, lb=1, columns=tuple(data))
+
+
+# -- WHERE --------------------------------------------------------------------------------------------
+
+
+def _compile(table: TableState, where: Predicate) -> Callable[[Row], bool]:
+    spec = table.spec
+    terms: list[tuple[int, str, Any]] = []
+    for name, op, value in where.terms:
+        i = spec.index_of(name)
+        ctype = spec.columns[i].type
+        if op == "in":
+            if not isinstance(value, list | tuple):
+                raise ScenarioError(f"predicate {name} in: needs a list")
+            terms.append((i, op, [normalize(ctype, v, f"where {name}") for v in value]))
+        elif op == "is_null":
+            terms.append((i, op, bool(value)))
+        else:
+            terms.append((i, op, normalize(ctype, value, f"where {name}")))
+    rowids = frozenset(where.rowids)
+
+    def test(row: Row) -> bool:
+        if rowids and table.rowid(row) not in rowids:
+            return False
+        for i, op, target in terms:
+            v = row.values[i]
+            if op == "is_null":
+                if (v is None) != target:
+                    return False
+                continue
+            if v is None or target is None:
+                return False
+            if op == "in":
+                if v not in target:
+                    return False
+            elif not _COMPARE[op](v, target):
+                return False
+        return True
+
+    return test
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+}
+
+
+def _candidates(table: TableState, where: Predicate) -> list[Row] | None:
+    """Rows that can match ``where`` found through ROWIDs or a unique index (current and deleted
+    ones), or ``None`` when the whole table must be scanned."""
+    if where.rowids:
+        keys = [table.key_of_rowid(r) for r in where.rowids]
+        found = (table.rows.get(k) or table.deleted.get(k) for k in keys if k is not None)
+        return [r for r in found if r is not None]
+    spec = table.spec
+    by_column = {spec.index_of(name): (op, value) for name, op, value in where.terms if op in ("eq", "in")}
+    for cols in table.unique_sets():
+        if not all(i in by_column for i in cols):
+            continue
+        choices = []
+        for i in cols:
+            op, value = by_column[i]
+            values = value if op == "in" and isinstance(value, list | tuple) else [value]
+            choices.append(
+                [normalize(spec.columns[i].type, v, f"where {spec.columns[i].name}") for v in values]
+            )
+        rows: dict[int, Row] = {}
+        for key in _product(choices):
+            row = table.by_unique(cols, key)
+            if row is not None:
+                rows[id(row)] = row
+        return list(rows.values())
+    return None
+
+
+def _product(choices: list[list[Any]]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = [()]
+    for options in choices:
+        out = [prefix + (v,) for prefix in out for v in options]
+    return out
+
+
+def matching(e: Engine, t: OpenTxn, table: TableState, where: Predicate) -> list[Row]:
+    """Rows the statement of ``t`` changes, in ROWID order (``ScenarioError`` if one is locked)."""
+    test = _compile(table, where)
+    candidates = _candidates(table, where)
+    if candidates is None:
+        current = table.scan()
+        deleted = list(table.deleted.values())
+    else:
+        current = sorted((r for r in candidates if table.rows.get(r.key) is r), key=lambda r: r.key)
+        deleted = [r for r in candidates if table.deleted.get(r.key) is r]
+    hits = []
+    for row in current:
+        if row.inserted_by not in (None, t.ident):
+            continue
+        if test(row):
+            if row.owner not in (None, t.ident):
+                raise ScenarioError(
+                    f"{table.spec.full_name}: row {table.rowid(row)} is locked by another open transaction"
+                )
+            hits.append(row)
+    for row in deleted:
+        if row.owner != t.ident and test(row):
+            raise ScenarioError(
+                f"{table.spec.full_name}: row {table.rowid(row)} is deleted by another open transaction"
+            )
+    return hits
+
+
+# -- UPDATE / DELETE ----------------------------------------------------------------------------------
+
+
+def _new_value(table: TableState, i: int, current: Any, expr: Any) -> Any:
+    column = table.spec.columns[i]
+    if isinstance(expr, dict) and "add" in expr:
+        if set(expr) != {"add"} or column.type.name != "NUMBER":
+            raise ScenarioError(f"SET {column.name}: only {{add: n}} on NUMBER columns is an expression")
+        if current is None:
+            return None
+        return normalize(column.type, current + decimal.Decimal(str(expr["add"])), f"SET {column.name}")
+    value = normalize(column.type, expr, f"SET {column.name}")
+    if value is None and not column.nullable:
+        raise ScenarioError(f"SET {table.spec.name}.{column.name} = NULL: column is NOT NULL (ORA-01407)")
+    return value
+
+
+def update(e: Engine, t: OpenTxn, step: Update) -> None:
+    table = e.table(step.table)
+    if not step.set:
+        raise ScenarioError("update without SET columns")
+    targets = {table.spec.index_of(name): expr for name, expr in step.set.items()}
+    changed = sorted(targets)
+    _, ctx = e.ensure_xid(t)
+    for row in matching(e, t, table, step.where):
+        new = {i: _new_value(table, i, row.values[i], expr) for i, expr in targets.items()}
+        trial = list(row.values)
+        for i, v in new.items():
+            trial[i] = v
+        table.check_unique(trial, t.ident, row)
+        old_values = list(row.values)
+        old_data = list(row.data)
+        prev = row.owner
+        table.set_values(row, new)
+        row.owner = t.ident
+        pairs = update_pairs(ctx, table, row, old_data, changed)
+        if e.settings.noise.cleanout:  # a block cleanout in the KTB of the first redo (seed 000's 11.5)
+            undo0, redo0 = pairs[0]
+            assert redo0.ktb is not None
+            pairs[0] = (
+                undo0,
+                dataclasses.replace(redo0, ktb=dataclasses.replace(redo0.ktb, cleanout_scn=e.clock.scn)),
+            )
+        placements = [e.write_pair(t, table, undo, redo) for undo, redo in pairs]
+        t.changes.append(
+            Change(
+                undo=[(u, r.ktb.uba) for u, r in pairs],
+                revert=("update", table, row, {i: old_values[i] for i in new}, prev),
+            )
+        )  # type: ignore[misc]
+        key_changed = any(i in new and new[i] != old_values[i] for i in table.key_index)
+        columns = sorted(set(table.key_index) | set(changed))
+        if key_changed:
+            _expect(
+                t,
+                table,
+                "PK_UPDATE",
+                row,
+                placements[0],
+                columns,
+                row.values,
+                before=old_values,
+                changed=changed,
+            )
+        else:
+            _expect(t, table, "UPDATE", row, placements[0], columns, row.values, changed=changed)
+
+
+def delete(e: Engine, t: OpenTxn, step: Delete) -> None:
+    table = e.table(step.table)
+    _, ctx = e.ensure_xid(t)
+    rows = matching(e, t, table, step.where)
+    group: list[Row] = []
+
+    def remove(members: list[Row]) -> list[int | None]:
+        prev = [r.owner for r in members]
+        for r in members:
+            table.delete(r)
+            r.owner = t.ident
+        return prev
+
+    def flush() -> None:
+        if not group:
+            return
+        undo, redo = array_delete_pairs(ctx, table, group[0].pieces[0].block, group)
+        placed = e.write_pair(t, table, undo, redo)
+        for row in group:
+            _expect_delete(t, table, row, placed)
+        t.changes.append(
+            Change(undo=[(undo, redo.ktb.uba)], revert=("delete", table, list(group), remove(group)))
+        )  # type: ignore[union-attr]
+        group.clear()
+
+    for row in rows:
+        if step.array and len(rows) > 1 and len(row.pieces) == 1:
+            if group and (group[0].pieces[0].block != row.pieces[0].block or len(group) >= _MAX_ARRAY):
+                flush()
+            group.append(row)
+            continue
+        flush()
+        pairs = delete_pairs(ctx, table, row)
+        placements = [e.write_pair(t, table, undo, redo) for undo, redo in pairs]
+        _expect_delete(t, table, row, placements[0])
+        t.changes.append(
+            Change(undo=[(u, r.ktb.uba) for u, r in pairs], revert=("delete", table, [row], remove([row])))
+        )  # type: ignore[misc]
+    flush()
+
+
+# -- rollback and commit of changes -----------------------------------------------------------------
+
+
+def revert(action: tuple[Any, ...]) -> None:
+    """Undo one change in the simulated database (rollback)."""
+    kind, table = action[0], action[1]
+    if kind in ("insert", "direct"):
+        for row in reversed(action[2]):
+            table.uninsert(row)
+            row.owner = row.inserted_by = None
+    elif kind == "delete":
+        for row, prev in zip(reversed(action[2]), reversed(action[3]), strict=True):
+            table.undelete(row)
+            row.owner = prev
+    else:  # update
+        row, old, prev = action[2], action[3], action[4]
+        table.set_values(row, old)
+        row.owner = prev
+
+
+def settle(action: tuple[Any, ...]) -> None:
+    """Commit one change: release row locks, free the space of deleted rows."""
+    kind, table = action[0], action[1]
+    if kind == "update":
+        action[2].owner = None
+        return
+    for row in action[2]:
+        if kind == "delete":
+            table.purge(row)
+        row.owner = row.inserted_by = None

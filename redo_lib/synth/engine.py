@@ -1,0 +1,382 @@
+"""Runs a scenario: sessions, transactions and their redo, the expected trail, the final tables.
+
+:class:`Engine` is the generator's state machine (style §6.5). Transitions of a session:
+
+| state        | step                                   | effect                                         |
+|--------------|----------------------------------------|------------------------------------------------|
+| idle         | DML                                    | transaction opened; its first record carries   |
+|              |                                        | 5.2 (+ 5.19 / 5.20)                            |
+| idle         | SAVEPOINT                              | transaction object opened, no redo yet         |
+| idle         | COMMIT / ROLLBACK / ROLLBACK TO        | nothing (ROLLBACK TO an unknown savepoint:     |
+|              |                                        | ``ScenarioError``)                             |
+| open         | DML                                    | one record per (undo, redo) pair               |
+| open         | SAVEPOINT s                            | marks the change log and the trail spool       |
+| open         | ROLLBACK TO s                          | compensation records (11.x + 5.6 / 5.11) in    |
+|              |                                        | reverse order; spool truncated                 |
+| open         | COMMIT                                 | 5.4 (+ 24.4); spool -> trail; idle             |
+| open         | ROLLBACK                               | compensations, 5.4 with flag 0x04; idle        |
+
+DML itself (row placement, pairs, expected records) is in ``dml.py``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, final
+
+from redo_lib.errors import ScenarioError
+from redo_lib.format.model import ChangeVector, RowOperation, UndoRecord
+from redo_lib.scn import Uba, Xid
+from redo_lib.synth import dml
+from redo_lib.synth.database import TableState
+from redo_lib.synth.dml import Change
+from redo_lib.synth.expected import Spool, TrailSink
+from redo_lib.synth.logs import Clock, Placed, ThreadLog
+from redo_lib.synth.pairs import PairContext
+from redo_lib.synth.scenario import (
+    Commit,
+    Delete,
+    DirectInsert,
+    Insert,
+    Rollback,
+    RollbackTo,
+    Savepoint,
+    Scenario,
+    SessionSpec,
+    Sleep,
+    Step,
+    Switch,
+    Update,
+)
+from redo_lib.synth.vectors import Txn, UndoSegment, Vectors
+
+__all__ = ["Engine", "OpenTxn"]
+
+_SLOTS_PER_SEGMENT = 34
+_SEGMENTS_PER_THREAD = 10
+_TABLE_OBJ_BASE = 70_000
+_CLEANOUT_EVERY = 3
+_MARKER_EVERY = 4
+
+
+@dataclass(slots=True)
+class OpenTxn:
+    """An open transaction of a session."""
+
+    ident: int
+    session: SessionSpec
+    session_no: int
+    log: ThreadLog
+    txn: Txn | None = None
+    ctx: PairContext | None = None
+    spool: Spool = field(default_factory=Spool)
+    changes: list[Change] = field(default_factory=list)
+    savepoints: dict[str, tuple[int, int]] = field(default_factory=dict)
+    direct_tables: set[str] = field(default_factory=set)
+    last_uba: Uba | None = None
+    first_block: tuple[TableState, int] | None = None
+
+
+@final
+class Engine:
+    """Executes the steps of a scenario; writes logs, expected trail and final tables under ``out``."""
+
+    def __init__(self, scenario: Scenario, out: Path, trail: IO[str]) -> None:
+        self.scenario = scenario
+        self.settings = scenario.settings
+        s = self.settings
+        self.clock = Clock(s.start_scn, s.start_time)
+        (out / "logs").mkdir(parents=True, exist_ok=True)
+        self._out = out
+        self.sink = TrailSink(trail)
+        self.tables: dict[str, TableState] = {}
+        for i, spec in enumerate(scenario.tables):
+            obj = spec.obj if spec.obj is not None else _TABLE_OBJ_BASE + 10 * i
+            dataobj = spec.dataobj if spec.dataobj is not None else obj + 5
+            state = TableState(
+                spec,
+                obj=obj,
+                dataobj=dataobj,
+                rfile=4,
+                base_block=0x100 + 0x8000 * i,
+                block_size=s.data_block_size,
+            )
+            self.tables[spec.full_name] = state
+        threads = sorted({sp.thread for sp in scenario.sessions} | {1})
+        self.logs: dict[int, ThreadLog] = {t: ThreadLog(out / "logs", s, t, self.clock) for t in threads}
+        self.vectors = Vectors(self.logs[1].layout)
+        self._segments: dict[int, list[UndoSegment]] = {
+            t: [
+                UndoSegment(usn=u, afn=3 if t == 1 else t + 3, header_block=u * 0x10000)
+                for u in range((t - 1) * 10 + 1, t * 10 + 1)
+            ]
+            for t in threads
+        }
+        self._busy: set[tuple[int, int]] = set()
+        self._sqn: dict[tuple[int, int], int] = {}
+        self._rr: dict[int, int] = dict.fromkeys(threads, 0)
+        self.open: dict[str, OpenTxn] = {}
+        self._session_no: dict[str, int] = {}
+        self._next_ident = 1
+        self._commits: dict[int, int] = dict.fromkeys(threads, 0)
+
+    # -- identities -------------------------------------------------------------------------------
+
+    def table(self, name: str) -> TableState:
+        return self.tables[self.scenario.table(name).full_name]
+
+    def session_txn(self, name: str) -> OpenTxn:
+        """The session's open transaction, opened (without redo) if it has none."""
+        txn = self.open.get(name)
+        if txn is None:
+            spec = self.scenario.session(name)
+            number = self._session_no.setdefault(name, 20 + len(self._session_no))
+            txn = OpenTxn(ident=self._next_ident, session=spec, session_no=number, log=self.logs[spec.thread])
+            self._next_ident += 1
+            self.open[name] = txn
+        return txn
+
+    def _new_txn(self, thread: int) -> Txn:
+        """A free (usn, slot) of the thread's undo segments with its next sqn (§5.0.1 XID)."""
+        segments = self._segments[thread]
+        for _ in range(len(segments)):
+            seg = segments[self._rr[thread] % len(segments)]
+            self._rr[thread] += 1
+            for slot in range(_SLOTS_PER_SEGMENT):
+                if (seg.usn, slot) not in self._busy:
+                    self._busy.add((seg.usn, slot))
+                    sqn = self._sqn.get((seg.usn, slot), 0x200 + 3 * seg.usn + slot) + 1
+                    self._sqn[(seg.usn, slot)] = sqn
+                    return Txn(xid=Xid(seg.usn, slot, sqn), segment=seg)
+        raise ScenarioError(
+            f"thread {thread}: more than {len(segments) * _SLOTS_PER_SEGMENT} open transactions"
+        )
+
+    def _free(self, txn: Txn) -> None:
+        self._busy.discard((txn.xid.usn, txn.xid.slot))
+
+    def ensure_xid(self, t: OpenTxn) -> tuple[Txn, PairContext]:
+        if t.txn is None:
+            t.txn = self._new_txn(t.session.thread)
+            seg = t.txn.segment
+
+            def next_uba() -> Uba:
+                uba = seg.next_uba()
+                t.last_uba = uba
+                return uba
+
+            t.ctx = PairContext(t.txn.xid, next_uba, user=90)
+            t.ctx.begin = True
+        assert t.ctx is not None
+        return t.txn, t.ctx
+
+    # -- writing records ----------------------------------------------------------------------------
+
+    def write_pair(self, t: OpenTxn, table: TableState, undo: UndoRecord, redo: RowOperation) -> Placed:
+        """One record: [5.2 if first] 5.1 + 11.x [5.19/5.20 if first]."""
+        txn, _ = self.ensure_xid(t)
+        assert redo.ktb is not None and redo.ktb.uba is not None
+        uba = redo.ktb.uba
+        scn = self.clock.scn
+        vectors: list[ChangeVector] = []
+        first = not txn.begun
+        if first:
+            vectors.append(self.vectors.begin(txn, uba, scn))
+            txn.begun = True
+        vectors.append(self.vectors.undo(txn, uba, undo, scn))
+        vectors.append(self.vectors.redo(table.rfile, table.dataobj, redo, scn))
+        if first and self.settings.noise.markers:
+            vectors.append(self.vectors.session(t.session_no, table.spec.owner, "sqlplus@synthhost"))
+        if t.first_block is None:
+            t.first_block = (table, redo.kdo.bdba & 0x3FFFFF)
+        return t.log.write(vectors)
+
+    def write_begin_only(self, t: OpenTxn) -> None:
+        """The begin record of a transaction whose first change has no undo pair (direct load, seed
+        000): 5.2 + 5.1 (opc 5.7, begin transaction) + 5.19/5.20."""
+        txn, ctx = self.ensure_xid(t)
+        if txn.begun:
+            return
+        uba = txn.segment.next_uba()
+        t.last_uba = uba
+        ctx.begin = False
+        undo = UndoRecord(
+            xid=txn.xid,
+            uba_seq=uba.seq,
+            uba_rec=uba.rec,
+            ktudb_flg=0x10,
+            obj=0,
+            dataobj=0,
+            tsn=0,
+            opc=(5, 7),
+            slt=txn.xid.slot,
+            rci=0,
+            flg=0x08,
+            user=90,
+        )
+        vectors = [
+            self.vectors.begin(txn, uba, self.clock.scn),
+            self.vectors.undo(txn, uba, undo, self.clock.scn),
+        ]
+        if self.settings.noise.markers:
+            vectors.append(self.vectors.session(t.session_no, "SYNTH", "sqlplus@synthhost"))
+        txn.begun = True
+        t.log.write(vectors)
+
+    def space_transaction(self, log: ThreadLog, table: TableState, block: int) -> None:
+        """A recursive space-management transaction for a newly formatted block (noise, rule 3)."""
+        txn = self._new_txn(log.thread)
+        uba = txn.segment.next_uba()
+        scn = self.clock.scn
+        vectors = [
+            self.vectors.begin(txn, uba, scn),
+            *self.vectors.space_pair(txn, uba, table.rfile, table.dataobj, table.hdba & 0x3FFFFF, block, scn),
+        ]
+        log.write(vectors)
+        self.clock.bump()
+        log.write([self.vectors.commit(txn, uba, self.clock.scn, self.clock.time, rolled_back=False)])
+        self._free(txn)
+
+    # -- steps ------------------------------------------------------------------------------------------
+
+    def run_step(self, step: Step) -> None:
+        if isinstance(step, Insert | DirectInsert | Update | Delete):
+            t = self.session_txn(step.session)
+            full = self.scenario.table(step.table).full_name
+            if full in t.direct_tables:
+                raise ScenarioError(f"{full}: no DML after a direct-path insert before COMMIT (ORA-12838)")
+            if any(full in o.direct_tables for o in self.open.values() if o is not t):
+                raise ScenarioError(f"{full}: locked by another session's direct-path insert")
+            self.clock.bump()
+            if isinstance(step, Insert):
+                dml.insert(self, t, step)
+            elif isinstance(step, DirectInsert):
+                dml.direct_insert(self, t, step)
+            elif isinstance(step, Update):
+                dml.update(self, t, step)
+            else:
+                dml.delete(self, t, step)
+        elif isinstance(step, Commit):
+            self.commit(step.session)
+        elif isinstance(step, Rollback):
+            self.rollback(step.session)
+        elif isinstance(step, Savepoint):
+            t = self.session_txn(step.session)
+            t.savepoints[step.name] = (len(t.changes), t.spool.mark())
+        elif isinstance(step, RollbackTo):
+            self.rollback_to(step.session, step.name)
+        elif isinstance(step, Switch):
+            if step.thread is not None and step.thread not in self.logs:
+                raise ScenarioError(f"switch of thread {step.thread}, which no session uses")
+            for number, log in self.logs.items():
+                if step.thread is None or step.thread == number:
+                    log.switch()
+        elif isinstance(step, Sleep):
+            self.clock.advance(step.seconds)
+        else:  # pragma: no cover - exhaustive
+            raise ScenarioError(f"unknown step {step!r}")
+
+    def commit(self, session: str) -> None:
+        t = self.open.pop(session, None)
+        if t is None:
+            return
+        if t.txn is None or not t.txn.begun:
+            self._finish(t, committed=True)
+            return
+        self.clock.bump()
+        vectors = [self.vectors.commit(t.txn, t.last_uba, self.clock.scn, self.clock.time, rolled_back=False)]
+        if self.settings.noise.markers:
+            vectors.append(self.vectors.marker_24_4(t.txn.xid, self.clock.scn))
+        placed = t.log.write(vectors)
+        t.log.flush()
+        self.sink.commit(t.spool, xid=t.txn.xid.trail(), commit_scn=placed.scn, commit_time=iso(placed.time))
+        self._finish(t, committed=True)
+        self._after_commit(t)
+
+    def _after_commit(self, t: OpenTxn) -> None:
+        thread = t.log.thread
+        self._commits[thread] += 1
+        noise = self.settings.noise
+        if noise.cleanout and t.first_block is not None and self._commits[thread] % _CLEANOUT_EVERY == 0:
+            table, block = t.first_block
+            self.clock.bump()
+            t.log.write([self.vectors.cleanout(table.rfile, table.dataobj, block, self.clock.scn)])
+        if noise.markers and self._commits[thread] % _MARKER_EVERY == 0:
+            t.log.write([self.vectors.block_written(4, 0x100, self.clock.scn)], vld=0x02)
+
+    def rollback(self, session: str) -> None:
+        t = self.open.pop(session, None)
+        if t is None:
+            return
+        self._undo(t, 0)
+        if t.txn is not None and t.txn.begun:
+            self.clock.bump()
+            t.log.write(
+                [self.vectors.commit(t.txn, t.last_uba, self.clock.scn, self.clock.time, rolled_back=True)]
+            )
+            t.log.flush()
+        self._finish(t, committed=False)
+
+    def rollback_to(self, session: str, name: str) -> None:
+        t = self.open.get(session)
+        if t is None or name not in t.savepoints:
+            raise ScenarioError(f"session {session}: savepoint {name} never established (ORA-01086)")
+        changes, mark = t.savepoints[name]
+        if any(c.revert[0] == "direct" for c in t.changes[changes:]):
+            raise ScenarioError(f"session {session}: ROLLBACK TO {name} would undo a direct-path insert")
+        self.clock.bump()
+        self._undo(t, changes)
+        t.spool.truncate(mark)
+        t.savepoints = {k: v for k, v in t.savepoints.items() if v[0] <= changes}
+
+    def _undo(self, t: OpenTxn, keep: int) -> None:
+        """Compensate and revert the changes after the first ``keep`` ones, newest first."""
+        while len(t.changes) > keep:
+            change = t.changes.pop()
+            if change.revert[0] != "direct":
+                table = change.revert[1]
+                assert t.txn is not None
+                for undo, uba in reversed(change.undo):
+                    t.log.write(
+                        self.vectors.compensation(
+                            t.txn, undo, table.rfile, table.dataobj, uba, self.clock.scn
+                        )
+                    )
+            dml.revert(change.revert)
+
+    def _finish(self, t: OpenTxn, *, committed: bool) -> None:
+        if not committed:
+            self._undo_silently(t)
+        for change in t.changes:
+            dml.settle(change.revert)
+        t.spool.close()
+        if t.txn is not None:
+            self._free(t.txn)
+
+    def _undo_silently(self, t: OpenTxn) -> None:
+        while t.changes:
+            dml.revert(t.changes.pop().revert)
+
+    def close(self) -> None:
+        """End of the scenario: open transactions stay open in the logs (never in the trail; their
+        changes are not in the final tables); logs are closed."""
+        for name in list(self.open):
+            t = self.open.pop(name)
+            self._undo_silently(t)
+            self._finish(t, committed=False)
+        for log in self.logs.values():
+            log.close()
+
+    def abort(self) -> None:
+        """After an error: release temporary files and close the (incomplete) logs."""
+        for t in self.open.values():
+            t.spool.close()
+        self.open.clear()
+        for log in self.logs.values():
+            log.abort()
+
+
+def iso(moment: dt.datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")

@@ -1,0 +1,192 @@
+"""``generate``: run a scenario and write everything a test needs into one folder.
+
+Layout of ``out``::
+
+    logs/<thread>_<seq>_<resetlogs>.arc     the archived logs, per thread
+    dictionary.json                          Redotrail's dictionary JSON (DictionaryHistory.to_json)
+    expected/trail.jsonl                     the expected trail (TrailRecord.to_dict per line)
+    expected/tables/<OWNER>.<TABLE>.jsonl    final committed state, one {column: text} per row,
+                                             sorted by key (PK / UK) or else by ROWID (block, slot)
+    scenario.yaml                            the resolved scenario (ids filled in; the steps run)
+
+Steps are consumed one at a time, so a generator of steps (large random workloads) runs in constant
+memory; ``record_steps=False`` keeps them out of scenario.yaml.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, final
+
+import yaml
+
+from redo_lib.dictionary import ColumnDef, DictionaryHistory, KeyKind, TableVersion
+from redo_lib.errors import ScenarioError
+from redo_lib.synth.columns import render
+from redo_lib.synth.database import TableState
+from redo_lib.synth.engine import Engine
+from redo_lib.synth.load import dump_scenario, dump_step
+from redo_lib.synth.scenario import Scenario, Step
+
+__all__ = ["GenerationResult", "build_dictionary", "generate"]
+
+DB_CHARSET = "AL32UTF8"
+NATIONAL_CHARSET = "AL16UTF16"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GenerationResult:
+    """What ``generate`` wrote."""
+
+    out: Path
+    logs: tuple[Path, ...]
+    dictionary: Path
+    trail: Path
+    tables: tuple[Path, ...]
+    transactions: int
+    records: int
+    log_bytes: int
+    steps: int
+
+
+def build_dictionary(engine: Engine) -> DictionaryHistory:
+    """The dictionary of the scenario's tables (one version each, valid from before the first SCN)."""
+    versions = []
+    for state in engine.tables.values():
+        spec = state.spec
+        columns = tuple(
+            ColumnDef(
+                col_no=i + 1,
+                segcol_no=i + 1,
+                name=c.name,
+                type_code=c.type.code,
+                type_name=c.type.name,
+                length=c.type.length,
+                precision=c.type.precision,
+                scale=c.type.scale,
+                charset=DB_CHARSET if c.type.name in ("VARCHAR2", "CHAR") else None,
+                nullable=c.nullable,
+                char_length=c.type.length if c.type.name in ("VARCHAR2", "CHAR") else None,
+            )
+            for i, c in enumerate(spec.columns)
+        )
+        kind = KeyKind(spec.key_kind)
+        versions.append(
+            TableVersion(
+                obj=state.obj,
+                dataobj=state.dataobj,
+                owner=spec.owner,
+                name=spec.name,
+                columns=columns,
+                key_columns=spec.key,
+                key_kind=kind,
+                valid_from_scn=max(engine.settings.start_scn - 1, 0),
+            )
+        )
+    return DictionaryHistory(versions, db_charset=DB_CHARSET, national_charset=NATIONAL_CHARSET)
+
+
+def _sort_key(state: TableState) -> Callable[[Any], Any]:
+    if state.spec.key_kind == "all":
+        return lambda row: row.key
+    index = state.key_index
+    return lambda row: tuple((v is not None, v) for v in (row.values[i] for i in index))
+
+
+def write_tables(engine: Engine, folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for state in engine.tables.values():
+        spec = state.spec
+        path = folder / f"{spec.owner}.{spec.name}.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            for row in sorted(state.rows.values(), key=_sort_key(state)):
+                image = {c.name: render(c.type, v) for c, v in zip(spec.columns, row.values, strict=True)}
+                out.write(json.dumps(image, ensure_ascii=False) + "\n")
+        paths.append(path)
+    return paths
+
+
+def _resolved(scenario: Scenario, engine: Engine) -> Scenario:
+    tables = tuple(dataclasses.replace(s.spec, obj=s.obj, dataobj=s.dataobj) for s in engine.tables.values())
+    return dataclasses.replace(scenario, tables=tables, steps=())
+
+
+def generate(
+    scenario: Scenario,
+    out: str | os.PathLike[str],
+    *,
+    record_steps: bool = True,
+    on_step: Callable[[Engine, int], None] | None = None,
+) -> GenerationResult:
+    """Run ``scenario`` into the folder ``out`` (created; an existing ``logs/`` and ``expected/``
+    there are replaced). ``on_step(engine, n)`` is called after each step (progress, random
+    scenarios steering on the engine's state)."""
+    folder = Path(out)
+    for sub in ("logs", "expected"):
+        shutil.rmtree(folder / sub, ignore_errors=True)
+    (folder / "expected").mkdir(parents=True, exist_ok=True)
+    trail_path = folder / "expected" / "trail.jsonl"
+    steps_path = folder / "scenario.steps.tmp"
+    count = 0
+    with trail_path.open("w", encoding="utf-8") as trail, steps_path.open("w", encoding="utf-8") as steps_out:
+        engine = Engine(scenario, folder, trail)
+        try:
+            for count, step in enumerate(_steps(scenario, engine), 1):
+                _run_step(engine, step, count - 1)
+                if record_steps:
+                    steps_out.write(
+                        yaml.safe_dump([dump_step(step)], sort_keys=False, allow_unicode=True, width=1 << 16)
+                    )
+                if on_step is not None:
+                    on_step(engine, count)
+            engine.close()
+        except BaseException:
+            engine.abort()
+            steps_out.close()
+            steps_path.unlink()
+            raise
+    with (folder / "scenario.yaml").open("w", encoding="utf-8") as yaml_out:
+        dump_scenario(_resolved(scenario, engine), yaml_out)
+        if record_steps:
+            yaml_out.write("steps:\n")
+            with steps_path.open(encoding="utf-8") as recorded:
+                shutil.copyfileobj(recorded, yaml_out)
+    steps_path.unlink()
+    dictionary = folder / "dictionary.json"
+    dictionary.write_text(build_dictionary(engine).to_json(), encoding="utf-8")
+    tables = write_tables(engine, folder / "expected" / "tables")
+    logs = tuple(path for log in engine.logs.values() for path, _ in log.written)
+    return GenerationResult(
+        out=folder,
+        logs=logs,
+        dictionary=dictionary,
+        trail=trail_path,
+        tables=tuple(tables),
+        transactions=engine.sink.transactions,
+        records=engine.sink.records,
+        log_bytes=sum(p.stat().st_size for p in logs),
+        steps=count,
+    )
+
+
+def _run_step(engine: Engine, step: Step, index: int) -> None:
+    try:
+        engine.run_step(step)
+    except ScenarioError as exc:
+        if not exc.message.startswith("steps["):
+            exc.message = f"steps[{index}]: {exc.message}"
+            exc.args = (exc.message,)
+        raise
+
+
+def _steps(scenario: Scenario, engine: Engine) -> Iterator[Step]:
+    steps = scenario.steps
+    yield from (steps(engine) if callable(steps) else steps)  # random scenarios steer on the engine

@@ -1,0 +1,370 @@
+"""Scenario YAML <-> :class:`~redo_lib.synth.scenario.Scenario`.
+
+The YAML form (see include/scenarios/*.yaml)::
+
+    name: basic_dml
+    settings: {compat: 19c, block_size: 512, log_size: 1MB, start_time: 2024-01-15T10:00:00}
+    tables:
+      - owner: HR
+        name: EMP
+        columns:
+          - {name: ID, type: NUMBER, nullable: false}
+          - {name: NAME, type: VARCHAR2(30)}
+        primary_key: [ID]          # optional; unique_keys: [[NAME]] also optional
+    sessions: [{name: s1, thread: 1}, {name: s2, thread: 2}]
+    steps:
+      - insert: {table: EMP, values: {ID: 1, NAME: A}}
+      - insert: {table: EMP, rows: [{ID: 2}, {ID: 3}], array: true}
+      - update: {table: EMP, set: {NAME: B, SAL: {add: 10}}, where: {ID: 1}}
+      - delete: {table: EMP, where: {ID: {in: [2, 3]}}}   # or where: all / {ROWID: {in: [...]}}
+      - {session: s2, direct_insert: {table: EMP, rows: [...]}}
+      - savepoint: a
+      - rollback_to: a
+      - commit                                                # also rollback, switch, switch: 2
+      - sleep: 5
+
+Values: NUMBER as int, float or decimal text; DATE / TIMESTAMP as ISO text (nine fraction digits
+allowed); RAW as hex; BINARY_DOUBLE as float or ``Inf`` / ``-Inf`` / ``Nan``; ``{repeat: ab, times:
+900}`` builds a long VARCHAR2 / CHAR / RAW value. Quote strings YAML would read as something else
+(``"NO"``, ``"1e3"``); ``null`` (and, as in Oracle, ``""``) is SQL NULL. Predicates: ``{COL: v}``
+equality, ``{COL: {op: v}}`` with eq ne lt le gt ge in is_null, ``{ROWID: r}`` or
+``{ROWID: {in: [...]}}``; several keys are ANDed; ``where: all`` matches every row.
+Every problem raises ``ScenarioError`` naming the step (``steps[3]``) or table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import decimal
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from redo_lib.errors import Position, ScenarioError
+from redo_lib.synth.columns import Timestamp, parse_type
+from redo_lib.synth.scenario import (
+    PREDICATE_OPS,
+    ColumnSpec,
+    Commit,
+    Delete,
+    DirectInsert,
+    Insert,
+    Noise,
+    Predicate,
+    Rollback,
+    RollbackTo,
+    Savepoint,
+    Scenario,
+    SessionSpec,
+    Settings,
+    Sleep,
+    Step,
+    Switch,
+    TableSpec,
+    Update,
+    parse_size,
+)
+
+__all__ = ["dump_scenario", "dump_step", "load_scenario", "parse_scenario", "parse_step"]
+
+_SETTING_KEYS = {f.name for f in dataclasses.fields(Settings)}
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read a scenario YAML file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"cannot read scenario: {exc}", position=Position(file=str(path))) from exc
+    try:
+        return parse_scenario(text)
+    except ScenarioError as exc:
+        exc.position = dataclasses.replace(exc.position, file=str(path))
+        raise
+
+
+def parse_scenario(text: str) -> Scenario:
+    """Parse scenario YAML text."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", None)
+        raise ScenarioError(
+            f"not valid YAML: {exc}", position=Position(line=None if line is None else line + 1)
+        ) from exc
+    if not isinstance(doc, dict):
+        raise ScenarioError("a scenario is a YAML mapping with tables and steps")
+    unknown = set(doc) - {"name", "settings", "tables", "sessions", "steps", "random"}
+    if unknown:
+        raise ScenarioError(f"unknown scenario keys {sorted(unknown)}")
+    tables = tuple(_table(t, i) for i, t in enumerate(_list(doc.get("tables"), "tables")))
+    sessions = tuple(_session(s, i) for i, s in enumerate(_list(doc.get("sessions") or [], "sessions")))
+    steps = tuple(parse_step(s, f"steps[{i}]") for i, s in enumerate(_list(doc.get("steps") or [], "steps")))
+    return Scenario(
+        name=str(doc.get("name", "scenario")),
+        settings=_settings(doc.get("settings") or {}),
+        tables=tables,
+        sessions=sessions,
+        steps=steps,
+        random=doc.get("random"),
+    )
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ScenarioError(f"{what} must be a list")
+    return value
+
+
+def _mapping(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ScenarioError(f"{what} must be a mapping, not {type(value).__name__}")
+    return value
+
+
+def _settings(raw: Any) -> Settings:
+    raw = dict(_mapping(raw, "settings"))
+    unknown = set(raw) - _SETTING_KEYS
+    if unknown:
+        raise ScenarioError(f"unknown settings {sorted(unknown)} (known: {sorted(_SETTING_KEYS)})")
+    if "log_size" in raw:
+        raw["log_size"] = parse_size(raw["log_size"])
+    if "start_time" in raw and not isinstance(raw["start_time"], dt.datetime):
+        try:
+            raw["start_time"] = dt.datetime.fromisoformat(str(raw["start_time"]))
+        except ValueError:
+            raise ScenarioError(f"settings.start_time {raw['start_time']!r} is not an ISO time") from None
+    if "compat" in raw:
+        raw["compat"] = str(raw["compat"])
+    if "noise" in raw:
+        noise = raw["noise"]
+        if isinstance(noise, bool):
+            raw["noise"] = Noise(index=noise, space=noise, markers=noise, cleanout=noise)
+        else:
+            try:
+                raw["noise"] = Noise(**_mapping(noise, "settings.noise"))
+            except TypeError as exc:
+                raise ScenarioError(f"settings.noise: {exc}") from None
+    return Settings(**raw)
+
+
+def _table(raw: Any, i: int) -> TableSpec:
+    what = f"tables[{i}]"
+    raw = _mapping(raw, what)
+    unknown = set(raw) - {"owner", "name", "columns", "primary_key", "unique_keys", "obj", "dataobj"}
+    if unknown:
+        raise ScenarioError(f"{what}: unknown keys {sorted(unknown)}")
+    name = str(raw.get("name", ""))
+    owner = raw.get("owner")
+    if owner is None and "." in name:
+        owner, name = name.split(".", 1)
+    columns = []
+    for j, c in enumerate(_list(raw.get("columns"), f"{what}.columns")):
+        c = _mapping(c, f"{what}.columns[{j}]")
+        if "name" not in c or "type" not in c:
+            raise ScenarioError(f"{what}.columns[{j}] needs name and type")
+        columns.append(
+            ColumnSpec(
+                name=str(c["name"]), type=parse_type(c["type"]), nullable=bool(c.get("nullable", True))
+            )
+        )
+    return TableSpec(
+        owner=str(owner or "SYNTH"),
+        name=name,
+        columns=tuple(columns),
+        primary_key=tuple(raw.get("primary_key") or ()),
+        unique_keys=tuple(tuple(k) for k in raw.get("unique_keys") or ()),
+        obj=raw.get("obj"),
+        dataobj=raw.get("dataobj"),
+    )
+
+
+def _session(raw: Any, i: int) -> SessionSpec:
+    raw = _mapping(raw, f"sessions[{i}]")
+    return SessionSpec(name=str(raw.get("name", f"s{i + 1}")), thread=int(raw.get("thread", 1)))
+
+
+def _where(raw: Any, what: str) -> Predicate:
+    if raw == "all":
+        return Predicate()
+    if raw is None:
+        raise ScenarioError(f"{what}: needs where (write `where: all` for every row)")
+    terms: list[tuple[str, str, Any]] = []
+    rowids: tuple[str, ...] = ()
+    for column, cond in _mapping(raw, f"{what}.where").items():
+        if column == "ROWID":
+            if isinstance(cond, dict) and set(cond) == {"in"} and isinstance(cond["in"], list):
+                rowids = tuple(str(r) for r in cond["in"])
+            elif isinstance(cond, str):
+                rowids = (cond,)
+            else:
+                raise ScenarioError(f"{what}.where.ROWID: a ROWID or {{in: [ROWID, ...]}}")
+            if not rowids:
+                raise ScenarioError(f"{what}.where.ROWID: no ROWIDs")
+        elif isinstance(cond, dict):
+            if len(cond) != 1 or next(iter(cond)) not in PREDICATE_OPS:
+                raise ScenarioError(f"{what}.where.{column}: use one of {', '.join(PREDICATE_OPS)}")
+            op, value = next(iter(cond.items()))
+            terms.append((str(column), op, value))
+        else:
+            terms.append((str(column), "eq", cond))
+    return Predicate(terms=tuple(terms), rowids=rowids)
+
+
+def _rows(args: dict[str, Any], what: str) -> tuple[Mapping[str, Any], ...]:
+    if "values" in args:
+        return (_mapping(args["values"], f"{what}.values"),)
+    rows = _list(args.get("rows"), f"{what}.rows")
+    if not rows:
+        raise ScenarioError(f"{what}: no rows")
+    return tuple(_mapping(r, f"{what}.rows[{k}]") for k, r in enumerate(rows))
+
+
+def parse_step(raw: Any, what: str = "step") -> Step:
+    """One step from its YAML form (a bare word, or a one-key mapping plus optional ``session``)."""
+    if isinstance(raw, str):
+        raw = {raw: None}
+    raw = dict(_mapping(raw, what))
+    session = raw.pop("session", None)
+    if len(raw) != 1:
+        raise ScenarioError(f"{what}: a step has exactly one action, got {sorted(raw)}")
+    kind, args = next(iter(raw.items()))
+    if isinstance(args, dict) and "session" in args:
+        args = dict(args)
+        session = args.pop("session")
+    common = {"session": str(session)} if session is not None else {}
+    try:
+        if kind in ("insert", "direct_insert", "update", "delete"):
+            args = _mapping(args, f"{what}.{kind}")
+            table = str(args.get("table") or "")
+            if not table:
+                raise ScenarioError(f"{what}: {kind} needs a table")
+            if kind == "insert":
+                return Insert(
+                    table=table, rows=_rows(args, what), array=bool(args.get("array", False)), **common
+                )
+            if kind == "direct_insert":
+                return DirectInsert(table=table, rows=_rows(args, what), **common)
+            if kind == "update":
+                return Update(
+                    table=table,
+                    set=_mapping(args.get("set"), f"{what}.set"),
+                    where=_where(args.get("where"), what),
+                    **common,
+                )
+            return Delete(
+                table=table,
+                where=_where(args.get("where"), what),
+                array=bool(args.get("array", False)),
+                **common,
+            )
+        if kind == "commit":
+            return Commit(**common)
+        if kind == "rollback":
+            return Rollback(**common)
+        if kind == "savepoint":
+            return Savepoint(name=str(args), **common)
+        if kind == "rollback_to":
+            return RollbackTo(name=str(args), **common)
+        if kind == "switch":
+            return Switch(thread=None if args in (None, "all") else int(args))
+        if kind == "sleep":
+            return Sleep(seconds=int(args))
+    except ScenarioError as exc:
+        if not exc.message.startswith(what):
+            exc.message = f"{what}: {exc.message}"
+            exc.args = (exc.message,)
+        raise
+    except (TypeError, ValueError) as exc:
+        raise ScenarioError(f"{what}: bad {kind} arguments: {exc}") from None
+    raise ScenarioError(f"{what}: unknown step kind {kind!r}")
+
+
+# -- dumping ----------------------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """YAML-safe form of a scenario value (Decimal and Timestamp as text, bytes as hex)."""
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, Timestamp):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.hex().upper()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _where_plain(p: Predicate) -> Any:
+    if not p.terms and not p.rowids:
+        return "all"
+    out: dict[str, Any] = {c: (_plain(v) if op == "eq" else {op: _plain(v)}) for c, op, v in p.terms}
+    if len(p.rowids) == 1:
+        out["ROWID"] = p.rowids[0]
+    elif p.rowids:
+        out["ROWID"] = {"in": list(p.rowids)}
+    return out
+
+
+def dump_step(step: Step) -> Any:
+    """The YAML form of one step (inverse of :func:`parse_step`)."""
+    session = getattr(step, "session", "s1")
+    if isinstance(step, Insert):
+        body: Any = {"table": step.table, "rows": _plain(step.rows)}
+        if step.array:
+            body["array"] = True
+        item: dict[str, Any] = {"insert": body}
+    elif isinstance(step, DirectInsert):
+        item = {"direct_insert": {"table": step.table, "rows": _plain(step.rows)}}
+    elif isinstance(step, Update):
+        item = {"update": {"table": step.table, "set": _plain(step.set), "where": _where_plain(step.where)}}
+    elif isinstance(step, Delete):
+        body = {"table": step.table, "where": _where_plain(step.where)}
+        if step.array:
+            body["array"] = True
+        item = {"delete": body}
+    elif isinstance(step, Commit | Rollback):
+        item = {"commit" if isinstance(step, Commit) else "rollback": None}
+    elif isinstance(step, Savepoint | RollbackTo):
+        item = {"savepoint" if isinstance(step, Savepoint) else "rollback_to": step.name}
+    elif isinstance(step, Switch):
+        return {"switch": step.thread if step.thread is not None else "all"}
+    else:
+        return {"sleep": step.seconds}
+    if session != "s1":
+        item["session"] = session
+    return item
+
+
+def dump_scenario(scenario: Scenario, out: TextIO, *, steps: Iterable[Step] | None = None) -> None:
+    """Write the resolved scenario (settings in full, table ids filled in by the caller)."""
+    s = scenario.settings
+    settings = {f.name: getattr(s, f.name) for f in dataclasses.fields(s)}
+    settings["noise"] = dataclasses.asdict(s.noise)
+    doc: dict[str, Any] = {"name": scenario.name, "settings": settings}
+    if scenario.random is not None:
+        doc["random"] = dict(scenario.random)
+    doc["tables"] = [
+        {
+            "owner": t.owner,
+            "name": t.name,
+            "obj": t.obj,
+            "dataobj": t.dataobj,
+            "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
+            "primary_key": list(t.primary_key),
+            "unique_keys": [list(k) for k in t.unique_keys],
+        }
+        for t in scenario.tables
+    ]
+    doc["sessions"] = [{"name": x.name, "thread": x.thread} for x in scenario.sessions]
+    out.write(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+    if steps is not None:
+        out.write("steps:\n")
+        for step in steps:
+            out.write(yaml.safe_dump([dump_step(step)], sort_keys=False, allow_unicode=True, width=1 << 16))

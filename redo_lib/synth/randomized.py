@@ -1,0 +1,370 @@
+"""Random valid scenarios, for property tests and scale runs (``synth --random --seed N``).
+
+:func:`random_scenario` draws settings (compat, block size, endianness, log size), 1-4 tables with
+random columns and key kinds (primary key, unique key only, no key), and 1-4 sessions on one or
+two redo threads. Its steps are chosen while the scenario runs, from the engine's state, so every
+step is valid: rows picked for UPDATE / DELETE are visible and not locked by another session, key
+values are fresh, ROLLBACK TO names a live savepoint, direct-path inserts respect ORA-12838. Every
+step kind occurs: single and array inserts, direct-path inserts, single and multi-row updates
+(including key updates) and deletes (also array deletes), commits, rollbacks, savepoints and
+rollbacks to them, log switches, clock moves, rows larger than a block, and one long transaction
+that stays open across several log switches.
+
+With ``size`` the run stops once the logs reach that many bytes (tables are kept below
+``max_rows`` rows by preferring deletes, so memory stays constant); else after ``steps`` steps. The
+same seed (and parameters) gives the same scenario, byte for byte.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from redo_lib.synth.columns import ColumnType, parse_type
+from redo_lib.synth.database import Row, TableState
+from redo_lib.synth.engine import Engine
+from redo_lib.synth.scenario import (
+    ColumnSpec,
+    Commit,
+    Delete,
+    DirectInsert,
+    Insert,
+    Noise,
+    Predicate,
+    Rollback,
+    RollbackTo,
+    Savepoint,
+    Scenario,
+    SessionSpec,
+    Settings,
+    Sleep,
+    Step,
+    Switch,
+    TableSpec,
+    Update,
+)
+
+__all__ = ["random_scenario"]
+
+_TYPES = [
+    "NUMBER",
+    "NUMBER(10,2)",
+    "VARCHAR2(40)",
+    "VARCHAR2(400)",
+    "CHAR(6)",
+    "DATE",
+    "TIMESTAMP",
+    "RAW(12)",
+    "BINARY_DOUBLE",
+]
+_KEY_TYPES = ["NUMBER", "VARCHAR2(30)"]
+_TEXT = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'\"-_.,;:!?éßøæ漢字€"
+
+
+def random_scenario(
+    seed: int,
+    *,
+    steps: int = 200,
+    size: int | None = None,
+    max_rows: int = 300,
+    compat: str | None = None,
+    block_size: int | None = None,
+    big_endian: bool | None = None,
+    log_size: int | None = None,
+    direct_load: bool = True,
+) -> Scenario:
+    """A random valid scenario; ``size`` (bytes of logs) overrides ``steps``. ``direct_load=False``
+    leaves direct-path inserts out."""
+    rnd = random.Random(seed)
+    block = block_size or rnd.choice([512, 512, 1024, 4096])
+    settings = Settings(
+        compat=compat or rnd.choice(["11.2", "19c", "19c", "23ai"]),
+        block_size=block,
+        big_endian=rnd.random() < 0.2 if big_endian is None else big_endian,
+        log_size=log_size
+        or (64 << 20 if size else max(128 * block, rnd.choice([64 << 10, 128 << 10, 256 << 10]))),
+        data_block_size=rnd.choice([2048, 4096, 8192]),
+        start_scn=rnd.randrange(1_000, 1 << 40),
+        start_time=dt.datetime(2024, 1, 1) + dt.timedelta(seconds=rnd.randrange(86400 * 365)),
+        resetlogs_id=rnd.randrange(1, 1 << 31),
+        noise=Noise(),
+    )
+    tables = tuple(_table(rnd, i) for i in range(rnd.randint(1, 4)))
+    threads = rnd.choice([1, 1, 2])
+    sessions = tuple(SessionSpec(name=f"s{i + 1}", thread=1 + i % threads) for i in range(rnd.randint(1, 4)))
+    params = {"seed": seed, "steps": steps, "size": size, "max_rows": max_rows, "direct_load": direct_load}
+    plan = _Plan(
+        random.Random(seed ^ 0x5EED), steps=steps, size=size, max_rows=max_rows, direct_load=direct_load
+    )
+    return Scenario(
+        name=f"random-{seed}", settings=settings, tables=tables, sessions=sessions, steps=plan, random=params
+    )
+
+
+def _table(rnd: random.Random, i: int) -> TableSpec:
+    kind = rnd.choice(["pk", "pk", "uk", "none"])
+    key_count = rnd.choice([1, 1, 2])
+    columns = [
+        ColumnSpec(name=f"K{j + 1}", type=parse_type(rnd.choice(_KEY_TYPES)), nullable=kind == "none")
+        for j in range(key_count)
+    ]
+    for j in range(rnd.randint(1, 6)):
+        columns.append(ColumnSpec(name=f"C{j + 1}", type=parse_type(rnd.choice(_TYPES)), nullable=True))
+    if rnd.random() < 0.3:  # rows larger than a data block
+        columns += [
+            ColumnSpec(name=f"BIG{j + 1}", type=parse_type("VARCHAR2(1800)"), nullable=True) for j in range(3)
+        ]
+    keys = tuple(c.name for c in columns[:key_count])
+    if kind == "pk":
+        return TableSpec(owner="RND", name=f"T{i + 1}", columns=tuple(columns), primary_key=keys)
+    if kind == "uk":
+        return TableSpec(owner="RND", name=f"T{i + 1}", columns=tuple(columns), unique_keys=(keys,))
+    return TableSpec(owner="RND", name=f"T{i + 1}", columns=tuple(columns))
+
+
+class _Plan:
+    """The step chooser: ``plan(engine)`` yields steps, looking at the engine between steps."""
+
+    def __init__(
+        self, rnd: random.Random, *, steps: int, size: int | None, max_rows: int, direct_load: bool
+    ) -> None:
+        self.rnd = rnd
+        self.direct_load = direct_load
+        self.text_limit = 60 if size is None else 400  # scale runs: rows of a few hundred bytes
+        self.steps = steps
+        self.size = size
+        self.max_rows = max_rows
+        self._fresh = 0
+
+    def __call__(self, engine: Engine) -> Iterator[Step]:
+        rnd = self.rnd
+        sessions = [s.name for s in engine.scenario.sessions] or ["s1"]
+        long_session = sessions[0] if len(sessions) > 1 else None
+        long_thread = engine.scenario.session(long_session).thread if long_session else 1
+        long_start = 0
+        count = idle = 0
+        while not self._done(engine, count) and idle < 1000:  # idle: rounds that chose nothing
+            idle += 1
+            batch: list[Step | None] = []
+            long_txn = engine.open.get(long_session) if long_session else None
+            if (
+                long_session is not None
+                and rnd.random() < 0.03
+                and (long_txn is None or len(long_txn.changes) < 100)
+            ):
+                if long_txn is None:
+                    long_start = engine.logs[long_thread].switches
+                batch.append(self._dml(engine, long_session))
+            else:
+                batch.append(self._choose(engine, rnd.choice(sessions[1:] if long_session else sessions)))
+            if (
+                long_session in engine.open
+                and engine.logs[long_thread].switches - long_start >= 3
+                and rnd.random() < 0.2
+            ):
+                batch.append(Commit(session=long_session))
+            for step in batch:
+                if step is not None:
+                    count += 1
+                    idle = 0
+                    yield step
+        for name in sessions:
+            if name in engine.open and (name != long_session or rnd.random() < 0.8):
+                yield Commit(session=name)
+
+    def _choose(self, engine: Engine, session: str) -> Step | None:
+        rnd = self.rnd
+        roll = rnd.random()
+        t = engine.open.get(session)
+        if t is not None and len(t.changes) >= rnd.randint(1, 12) and roll < 0.35:
+            return Rollback(session=session) if rnd.random() < 0.12 else Commit(session=session)
+        if roll < (0.03 if self.size is None else 0.00001):  # size runs switch mostly at the log size
+            thread = engine.scenario.session(session).thread
+            return Switch(thread=thread if rnd.random() < 0.7 else None)
+        if roll < 0.08:
+            return Sleep(seconds=rnd.randint(0, 90))
+        if roll < 0.13:
+            return Savepoint(session=session, name=f"sp{rnd.randint(1, 3)}")
+        if roll < 0.16 and t is not None and t.savepoints:
+            name = rnd.choice(sorted(t.savepoints))
+            mark = t.savepoints[name][0]
+            if not any(c.revert[0] == "direct" for c in t.changes[mark:]):
+                return RollbackTo(session=session, name=name)
+            return None
+        return self._dml(engine, session)
+
+    def _done(self, engine: Engine, count: int) -> bool:
+        if self.size is not None:
+            return sum(log.bytes_written for log in engine.logs.values()) >= self.size
+        return count >= self.steps
+
+    # -- DML ----------------------------------------------------------------------------------------
+
+    def _dml(self, engine: Engine, session: str) -> Step | None:
+        rnd = self.rnd
+        t = engine.open.get(session)
+        ident = t.ident if t is not None else -1
+        own_direct = t.direct_tables if t is not None else set()
+        others_direct = {n for o in engine.open.values() if o is not t for n in o.direct_tables}
+        tables = [s for n, s in engine.tables.items() if n not in own_direct and n not in others_direct]
+        if not tables:
+            return None
+        table = rnd.choice(tables)
+        name = table.spec.full_name
+        rows = [r for r in table.rows.values() if r.owner in (None, ident) and r.inserted_by in (None, ident)]
+        full = len(table.rows) >= self.max_rows
+        roll = rnd.random()
+        if full or (rows and roll < 0.22):
+            return self._delete(table, name, session, rows, multi=rnd.random() < 0.2)
+        if rows and roll < 0.50:
+            return self._update(table, name, session, rows, multi=rnd.random() < 0.2)
+        if roll < 0.53 and self.direct_load and not any(True for _ in table.locked_rows(ident)):
+            return DirectInsert(
+                session=session,
+                table=name,
+                rows=tuple(self._row(table, small=True) for _ in range(rnd.randint(1, 6))),
+            )
+        if roll < 0.62:
+            return Insert(
+                session=session,
+                table=name,
+                rows=tuple(self._row(table) for _ in range(rnd.randint(2, 20))),
+                array=True,
+            )
+        return Insert(session=session, table=name, rows=(self._row(table),))
+
+    def _where(self, table: TableState, rows: list[Row]) -> Predicate:
+        spec = table.spec
+        if spec.key_kind != "all" and len(table.key_columns) == 1:
+            key = table.key_columns[0]
+            i = table.key_index[0]
+            values = [_plain(rows_value) for rows_value in (r.values[i] for r in rows)]
+            return Predicate(terms=((key, "in", values),) if len(values) > 1 else ((key, "eq", values[0]),))
+        if spec.key_kind != "all" and len(rows) == 1:
+            return Predicate(
+                terms=tuple((spec.columns[i].name, "eq", _plain(rows[0].values[i])) for i in table.key_index)
+            )
+        return Predicate(rowids=tuple(table.rowid(r) for r in rows))
+
+    def _pick(self, rows: list[Row], multi: bool) -> list[Row]:
+        if multi and len(rows) > 1:
+            return self.rnd.sample(rows, min(len(rows), self.rnd.randint(2, 6)))
+        return [self.rnd.choice(rows)]
+
+    def _delete(
+        self, table: TableState, name: str, session: str, rows: list[Row], *, multi: bool
+    ) -> Step | None:
+        if not rows:
+            return None
+        chosen = self._pick(rows, multi)
+        return Delete(
+            session=session,
+            table=name,
+            where=self._where(table, chosen),
+            array=multi and self.rnd.random() < 0.5,
+        )
+
+    def _update(self, table: TableState, name: str, session: str, rows: list[Row], *, multi: bool) -> Step:
+        rnd = self.rnd
+        spec = table.spec
+        chosen = self._pick(rows, multi)
+        where = self._where(table, chosen)
+        keyed = spec.key_kind != "all"
+        candidates = [i for i in range(len(spec.columns)) if not keyed or i not in table.key_index]
+        targets = rnd.sample(candidates, min(len(candidates), rnd.randint(1, 3)))
+        changes: dict[str, Any] = {}
+        for i in targets:
+            column = spec.columns[i]
+            if column.type.name == "NUMBER" and rnd.random() < 0.3:
+                changes[column.name] = {"add": rnd.choice([1, -3, 10, "0.5"])}
+            else:
+                changes[column.name] = self._value(column.type, column.nullable)
+        unique_columns = {c for k in spec.unique_sets for c in k}
+        if keyed and len(chosen) == 1 and rnd.random() < 0.15:
+            for i in table.key_index:  # a key update, to a fresh value
+                column = spec.columns[i]
+                changes[column.name] = self._fresh_value(column.type)
+        for c in list(changes):
+            if c in unique_columns and len(chosen) > 1:
+                del changes[c]
+        if not changes:
+            column = spec.columns[candidates[0]] if candidates else spec.columns[table.key_index[0]]
+            changes[column.name] = (
+                self._fresh_value(column.type)
+                if column.name in unique_columns
+                else self._value(column.type, False)
+            )
+            where = self._where(table, chosen[:1])
+        return Update(session=session, table=name, set=changes, where=where)
+
+    # -- values -------------------------------------------------------------------------------------
+
+    def _row(self, table: TableState, *, small: bool = False) -> dict[str, Any]:
+        spec = table.spec
+        unique = {c for k in spec.unique_sets for c in k}
+        row: dict[str, Any] = {}
+        for column in spec.columns:
+            if column.name in unique:
+                row[column.name] = self._fresh_value(column.type)
+            elif column.name.startswith("BIG"):
+                times = self.rnd.randint(1, 200) if small else self.rnd.randint(900, 1800)
+                big = {"repeat": self.rnd.choice("xyz"), "times": times}
+                row[column.name] = None if self.rnd.random() < 0.4 else big
+            else:
+                row[column.name] = self._value(column.type, column.nullable)
+        return row
+
+    def _fresh_value(self, ctype: ColumnType) -> Any:
+        self._fresh += 1
+        if ctype.name == "NUMBER":
+            return self._fresh * 7 + self.rnd.randrange(7)
+        return f"k{self._fresh}-{self.rnd.randrange(1000)}"
+
+    def _value(self, ctype: ColumnType, nullable: bool) -> Any:
+        rnd = self.rnd
+        if nullable and rnd.random() < 0.15:
+            return None
+        name = ctype.name
+        if name == "NUMBER":
+            if ctype.scale:
+                return str(decimal.Decimal(rnd.randrange(-(10**7), 10**7)).scaleb(-ctype.scale))
+            return rnd.choice(
+                [
+                    rnd.randrange(-1000, 1000),
+                    rnd.randrange(10**15),
+                    str(decimal.Decimal(rnd.randrange(-(10**9), 10**9)).scaleb(-rnd.randrange(0, 12))),
+                    0,
+                ]
+            )
+        if name in ("VARCHAR2", "CHAR"):
+            limit = min(ctype.length, self.text_limit if name == "VARCHAR2" else ctype.length)
+            text = "".join(rnd.choices(_TEXT, k=rnd.randint(1, limit)))
+            while len(text.encode("utf-8")) > ctype.length:
+                text = text[:-1]
+            return text or "x"
+        if name in ("DATE", "TIMESTAMP"):
+            moment = dt.datetime(1900, 1, 1) + dt.timedelta(seconds=rnd.randrange(200 * 365 * 86400))
+            if name == "TIMESTAMP" and rnd.random() < 0.6:
+                return f"{moment.isoformat()}.{rnd.randrange(10**9):09d}"
+            return moment.isoformat()
+        if name == "RAW":
+            return bytes(rnd.randrange(256) for _ in range(rnd.randint(1, ctype.length))).hex()
+        special = rnd.random()
+        if special < 0.05:
+            return rnd.choice(["Inf", "-Inf", "Nan"])
+        return rnd.choice(
+            [
+                rnd.uniform(-1e6, 1e6),
+                rnd.random(),
+                float(rnd.randrange(-100, 100)),
+                rnd.uniform(-1, 1) * 10 ** rnd.randrange(-300, 300),
+            ]
+        )
+
+
+def _plain(value: Any) -> Any:
+    """A key value as a scenario literal (the normalised value is accepted back by ``normalize``)."""
+    return value

@@ -1,0 +1,372 @@
+"""The scenario model of the workload generator: tables, sessions, settings and SQL-level steps.
+
+A scenario is what a test writes down in SQL terms; :mod:`redo_lib.synth.engine` runs it against a
+simulated database and writes archived logs plus the expected trail. Values here are frozen; table
+and setting checks happen in the constructors (``ScenarioError`` with a clear message), step checks
+that need the state of the run (unknown rows, savepoints, sessions with no transaction) happen in
+the engine.
+
+Step kinds (``Step`` is their union):
+
+* ``Insert`` (one row, or several with ``array=True``: 11.11 QMI per block), ``DirectInsert``
+  (``INSERT /*+ APPEND */``: 19.1 block images), ``Update`` and ``Delete`` with a ``Predicate``
+  (every matching row, in ROWID order; ``Delete(array=True)`` writes 11.12 QMD per block);
+* ``Commit``, ``Rollback``, ``Savepoint``, ``RollbackTo``;
+* ``Switch`` (``ALTER SYSTEM SWITCH LOGFILE`` on one thread or all), ``Sleep`` (advance the clock).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, final
+
+from redo_lib.errors import ScenarioError
+from redo_lib.synth.columns import ColumnType, normalize
+
+__all__ = [
+    "COMPAT_NAMES",
+    "ColumnSpec",
+    "Commit",
+    "Delete",
+    "DirectInsert",
+    "Insert",
+    "Noise",
+    "Predicate",
+    "Rollback",
+    "RollbackTo",
+    "Savepoint",
+    "Scenario",
+    "SessionSpec",
+    "Settings",
+    "Sleep",
+    "Step",
+    "Switch",
+    "TableSpec",
+    "Update",
+    "parse_size",
+]
+
+COMPAT_NAMES = {"11.2": 0x0B200400, "19c": 0x13000000, "23ai": 0x17000000}
+_NAME_RE = re.compile(r"^[A-Z][A-Z0-9_$#]{0,127}$")
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+PREDICATE_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "in", "is_null")
+
+
+def parse_size(value: int | str) -> int:
+    """``"5GB"``, ``"64KB"``, ``"1.5M"``, ``1048576`` -> bytes."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    match = _SIZE_RE.match(str(value))
+    if not match:
+        raise ScenarioError(f"not a size: {value!r} (use e.g. 64KB, 5GB)")
+    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+
+
+def _check_name(name: str, what: str) -> str:
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ScenarioError(f"{what} {name!r} is not an upper-case Oracle identifier")
+    return name
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ColumnSpec:
+    """One column: name, declared type (``VARCHAR2(30)``), NULL allowed or not."""
+
+    name: str
+    type: ColumnType
+    nullable: bool = True
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "column")
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSpec:
+    """A heap table: owner, name, columns, optional primary key and unique keys.
+
+    ``obj`` / ``dataobj`` default to ids assigned by the engine. The key of the trail (rule 12) is
+    :attr:`key`: the primary key; else the first unique key (by constraint name) whose columns are
+    all NOT NULL; else all columns.
+    """
+
+    owner: str
+    name: str
+    columns: tuple[ColumnSpec, ...]
+    primary_key: tuple[str, ...] = ()
+    unique_keys: tuple[tuple[str, ...], ...] = ()
+    obj: int | None = None
+    dataobj: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.owner, "owner")
+        _check_name(self.name, "table")
+        if not self.columns:
+            raise ScenarioError(f"table {self.full_name} has no columns")
+        names = [c.name for c in self.columns]
+        if len(set(names)) != len(names):
+            raise ScenarioError(f"table {self.full_name} has duplicate column names")
+        for key in (self.primary_key, *self.unique_keys):
+            missing = [k for k in key if k not in names]
+            if missing:
+                raise ScenarioError(f"table {self.full_name}: key columns {missing} are not columns")
+            if len(set(key)) != len(key):
+                raise ScenarioError(f"table {self.full_name}: key {list(key)} repeats a column")
+        if any(not k for k in self.unique_keys):
+            raise ScenarioError(f"table {self.full_name}: empty unique key")
+        if self.primary_key:
+            nullable = [c.name for c in self.columns if c.name in self.primary_key and c.nullable]
+            if nullable:
+                raise ScenarioError(
+                    f"table {self.full_name}: primary key columns {nullable} must be NOT NULL"
+                )
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+    def column(self, name: str) -> ColumnSpec:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise ScenarioError(f"table {self.full_name} has no column {name!r}")
+
+    def index_of(self, name: str) -> int:
+        for i, c in enumerate(self.columns):
+            if c.name == name:
+                return i
+        raise ScenarioError(f"table {self.full_name} has no column {name!r}")
+
+    @property
+    def key_kind(self) -> str:
+        """``primary``, ``unique`` or ``all`` (trail-contract rule 12)."""
+        if self.primary_key:
+            return "primary"
+        return "unique" if self._eligible_unique() else "all"
+
+    def _eligible_unique(self) -> tuple[str, ...] | None:
+        nullable = {c.name for c in self.columns if c.nullable}
+        eligible = [k for k in self.unique_keys if not nullable.intersection(k)]
+        return eligible[0] if eligible else None
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """Key columns in column order (trail-contract rule 12): the primary key; else the first
+        declared unique key whose columns are all NOT NULL; else all columns."""
+        chosen: Iterable[str] = self.primary_key or self._eligible_unique() or [c.name for c in self.columns]
+        wanted = set(chosen)
+        return tuple(c.name for c in self.columns if c.name in wanted)
+
+    @property
+    def unique_sets(self) -> tuple[tuple[str, ...], ...]:
+        """Column sets whose values must be unique (PK and every UK)."""
+        return tuple(k for k in (self.primary_key, *self.unique_keys) if k)
+
+    def row(self, values: Mapping[str, Any], what: str) -> tuple[Any, ...]:
+        """A full row from ``{column: value}`` (missing columns NULL), normalised and checked."""
+        unknown = [k for k in values if k not in {c.name for c in self.columns}]
+        if unknown:
+            raise ScenarioError(f"{what}: {self.full_name} has no columns {unknown}")
+        out = []
+        for c in self.columns:
+            v = normalize(c.type, values.get(c.name), f"{what} {self.name}.{c.name}")
+            if v is None and not c.nullable:
+                raise ScenarioError(f"{what}: {self.name}.{c.name} is NOT NULL (ORA-01400)")
+            out.append(v)
+        return tuple(out)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionSpec:
+    """A database session; it runs on one redo thread (one RAC instance)."""
+
+    name: str
+    thread: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.thread <= 8:
+            raise ScenarioError(f"session {self.name}: thread must be 1..8")
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Noise:
+    """Redo that must never reach the trail (rule 3), switched on by kind."""
+
+    index: bool = True  # 5.1 (10.22) + 10.2 for inserts into tables with a PK / UK index
+    space: bool = True  # recursive space-management transactions (13.x) when a table grows
+    markers: bool = True  # 5.19 / 5.20 session records, 24.4 after commits, VLD 0x02 records
+    cleanout: bool = True  # 4.1 block cleanouts after commits
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """Database and log settings. ``log_size`` is the archived-log size limit in bytes (log switch)."""
+
+    compat: str = "19c"
+    block_size: int = 512
+    big_endian: bool = False
+    log_size: int = 4 << 20
+    data_block_size: int = 8192
+    start_scn: int = 1_000_000
+    start_time: dt.datetime = dt.datetime(2024, 1, 15, 10, 0, 0)
+    resetlogs_id: int = 1_100_000_001
+    dbid: int = 0x5EED0001
+    db_name: str = "SYNTH"
+    noise: Noise = field(default_factory=Noise)
+
+    def __post_init__(self) -> None:
+        if self.compat not in COMPAT_NAMES:
+            raise ScenarioError(f"compat {self.compat!r} is not one of {', '.join(COMPAT_NAMES)}")
+        if self.block_size not in (512, 1024, 4096):
+            raise ScenarioError(f"block_size {self.block_size} is not 512, 1024 or 4096")
+        if self.log_size < 64 * self.block_size:
+            raise ScenarioError(f"log_size {self.log_size} is below 64 blocks")
+        if self.data_block_size not in (2048, 4096, 8192, 16384, 32768):
+            raise ScenarioError(f"data_block_size {self.data_block_size} is not a power of 2 in 2K..32K")
+        if not 0 < self.start_scn < 1 << 46:
+            raise ScenarioError("start_scn must be in 1..2^46")
+
+    @property
+    def compat_version(self) -> int:
+        return COMPAT_NAMES[self.compat]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Predicate:
+    """``WHERE``: ``terms`` are (column, op, value) ANDed together; ``rowids`` (when not empty) keeps
+    only those ROWIDs; no terms and no rowids = every row. Ops: eq ne lt le gt ge in is_null (SQL
+    NULL semantics)."""
+
+    terms: tuple[tuple[str, str, Any], ...] = ()
+    rowids: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for _, op, _ in self.terms:
+            if op not in PREDICATE_OPS:
+                raise ScenarioError(f"predicate operator {op!r} is not one of {', '.join(PREDICATE_OPS)}")
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Insert:
+    session: str = "s1"
+    table: str
+    rows: tuple[Mapping[str, Any], ...]
+    array: bool = False  # one 11.11 QMI per block instead of one 11.2 per row
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DirectInsert:
+    session: str = "s1"
+    table: str
+    rows: tuple[Mapping[str, Any], ...]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Update:
+    """``set`` maps a column to a value, or to ``{"add": n}`` (NUMBER columns: ``col = col + n``)."""
+
+    session: str = "s1"
+    table: str
+    set: Mapping[str, Any]
+    where: Predicate
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Delete:
+    session: str = "s1"
+    table: str
+    where: Predicate
+    array: bool = False  # one 11.12 QMD per block for single-piece rows
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commit:
+    session: str = "s1"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rollback:
+    session: str = "s1"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Savepoint:
+    session: str = "s1"
+    name: str
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RollbackTo:
+    session: str = "s1"
+    name: str
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Switch:
+    thread: int | None = None  # None: every thread
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sleep:
+    seconds: int
+
+    def __post_init__(self) -> None:
+        if self.seconds < 0:
+            raise ScenarioError("sleep needs a non-negative number of seconds")
+
+
+Step = Insert | DirectInsert | Update | Delete | Commit | Rollback | Savepoint | RollbackTo | Switch | Sleep
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scenario:
+    """Tables, sessions, settings and the steps. ``steps`` may be any iterable (a generator for
+    large random workloads: it is consumed once)."""
+
+    name: str = "scenario"
+    settings: Settings = field(default_factory=Settings)
+    tables: tuple[TableSpec, ...]
+    sessions: tuple[SessionSpec, ...] = ()
+    steps: Iterable[Step] | Callable[[Any], Iterator[Step]] = ()  # or f(engine) -> steps (random)
+    random: Mapping[str, Any] | None = None  # the parameters of a random scenario, for scenario.yaml
+
+    def __post_init__(self) -> None:
+        names = [t.full_name for t in self.tables]
+        if len(set(names)) != len(names):
+            raise ScenarioError("two tables with the same OWNER.NAME")
+        sessions = [s.name for s in self.sessions]
+        if len(set(sessions)) != len(sessions):
+            raise ScenarioError("two sessions with the same name")
+
+    def table(self, name: str) -> TableSpec:
+        """Look a table up by ``OWNER.NAME`` or by a unique bare ``NAME``."""
+        hits = [t for t in self.tables if name in (t.full_name, t.name)]
+        if len(hits) != 1:
+            raise ScenarioError(f"unknown table {name!r}" if not hits else f"ambiguous table name {name!r}")
+        return hits[0]
+
+    def session(self, name: str) -> SessionSpec:
+        for s in self.sessions:
+            if s.name == name:
+                return s
+        return SessionSpec(name=name)

@@ -1,0 +1,305 @@
+"""Change vectors of the generator: undo segments, transaction control, markers and noise.
+
+Layouts follow redo-format §4-§5 and the real 19c / 23.6 vectors they describe: 5.2 / 5.4 on the
+undo segment header (class 15 + 2·usn), 5.1 / 5.6 on an undo block (class 16 + 2·usn), 11.x / 19.1 /
+10.x / 4.1 on data blocks (class 1, header object id = data object id), 5.19 / 5.20 / 24.x as media
+recovery markers (class 0, TYP 6). Row operations themselves are built in ``pairs.py``.
+
+Noise vectors carry raw fields shaped like the real ones (§5.7, §5.0.1) and an ``Opaque`` body:
+index maintenance (5.1 with opc 10.22 + 10.2), block cleanout (4.1), space management (13.x inside
+a recursive transaction), 24.4 markers after commits and VLD-0x02 records with a 23.1 vector.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from dataclasses import dataclass
+
+from redo_lib.format.model import (
+    ChangeVector,
+    KdoOpCode,
+    KtbRedo,
+    Opaque,
+    OpBody,
+    PartialRollback,
+    RowOperation,
+    SessionInfo,
+    TransactionBegin,
+    TransactionEnd,
+    UndoRecord,
+)
+from redo_lib.format.writer import WriterLayout, write_ktb
+from redo_lib.scn import Uba, Xid
+from redo_lib.synth.database import make_dba
+
+__all__ = ["Txn", "UndoSegment", "Vectors"]
+
+_UNDO_BLOCKS = 0x4000  # undo blocks per segment before wrapping
+_RECORDS_PER_UNDO_BLOCK = 40
+_COMPENSATION_OP = {
+    KdoOpCode.DRP: (11, 3),
+    KdoOpCode.IRP: (11, 2),
+    KdoOpCode.URP: (11, 5),
+    KdoOpCode.ORP: (11, 6),
+    KdoOpCode.QMD: (11, 12),
+    KdoOpCode.QMI: (11, 11),
+}
+
+
+@dataclass(slots=True)
+class UndoSegment:
+    """One undo segment: its header block (for 5.2 / 5.4) and the undo block being filled."""
+
+    usn: int
+    afn: int
+    header_block: int
+    block: int = 0
+    seq: int = 1
+    rec: int = 0
+
+    @property
+    def header_dba(self) -> int:
+        return make_dba(self.afn, self.header_block)
+
+    def next_uba(self) -> Uba:
+        """Address of the next undo record (UBA: undo block DBA, block sequence, record)."""
+        if self.block == 0 or self.rec >= _RECORDS_PER_UNDO_BLOCK:
+            offset = (self.block - self.header_block) % _UNDO_BLOCKS if self.block else 0
+            self.block = self.header_block + 1 + offset
+            self.seq = (self.seq + 1) & 0xFFFF or 1
+            self.rec = 0
+        self.rec += 1
+        return Uba(make_dba(self.afn, self.block), self.seq, self.rec)
+
+
+@dataclass(slots=True)
+class Txn:
+    """Identity of an open transaction as the vectors need it."""
+
+    xid: Xid
+    segment: UndoSegment
+    first_uba: Uba | None = None
+    begun: bool = False  # its 5.2 has been written
+
+
+class Vectors:
+    """Builds ``ChangeVector`` values for one log layout."""
+
+    def __init__(self, layout: WriterLayout) -> None:
+        self.layout = layout
+        self.compat = layout.compat_version
+
+    def _cv(
+        self,
+        layer: int,
+        code: int,
+        cls: int,
+        afn: int,
+        dba: int,
+        obj: int | None,
+        scn: int,
+        body: OpBody,
+        *,
+        typ: int = 0,
+        fields: tuple[bytes, ...] = (),
+    ) -> ChangeVector:
+        return ChangeVector(
+            index=1,
+            layer=layer,
+            code=code,
+            block_class=cls,
+            afn=afn,
+            dba=dba,
+            obj=obj,
+            scn=max(scn - 1, 0),
+            seq=1,
+            change_type=typ,
+            body=body,
+            fields=fields,
+        )
+
+    # -- transaction control (§5.2, §5.3, §5.4) ----------------------------------------------------
+
+    def begin(self, txn: Txn, uba: Uba, scn: int) -> ChangeVector:
+        seg = txn.segment
+        body = TransactionBegin(xid=txn.xid, uba=uba, flg=0x12, siz=136, fbi=0, parent_xid=Xid(0, 0, 0))
+        return self._cv(5, 2, 15 + 2 * seg.usn, seg.afn, seg.header_dba, None, scn, body)
+
+    def undo(self, txn: Txn, uba: Uba, body: UndoRecord, scn: int) -> ChangeVector:
+        seg = txn.segment
+        return self._cv(5, 1, 16 + 2 * seg.usn, seg.afn, uba.block, None, scn, body)
+
+    def redo(self, rfile: int, dataobj: int, body: RowOperation, scn: int) -> ChangeVector:
+        layer, code = 11, body.kdo.op & 0x1F
+        return self._cv(layer, code, 1, rfile, body.kdo.bdba, dataobj, scn, body, typ=2)
+
+    def commit(
+        self, txn: Txn, last_uba: Uba | None, scn: int, time: dt.datetime, *, rolled_back: bool
+    ) -> ChangeVector:
+        seg = txn.segment
+        unix = int(time.replace(tzinfo=dt.UTC).timestamp())
+        flg = (0x04 if rolled_back else 0) | 0x02
+        body = TransactionEnd(
+            xid=txn.xid, srt=0, sta=9, flg=flg, uba=last_uba or Uba(0, 0, 0), unix_time=unix
+        )
+        return self._cv(5, 4, 15 + 2 * seg.usn, seg.afn, seg.header_dba, None, scn, body)
+
+    def compensation(
+        self, txn: Txn, undo: UndoRecord, rfile: int, dataobj: int, uba: Uba, scn: int
+    ) -> list[ChangeVector]:
+        """Rollback of one undo record (§6.3): the undo applied as an 11.x with xtype XR (2), then
+        5.6 (or 5.11 for the transaction's first undo record) naming (usn, slot)."""
+        assert undo.kdo is not None
+        kdo = undo.kdo
+        layer, code = _COMPENSATION_OP[KdoOpCode(kdo.op & 0x1F)]
+        op = RowOperation(
+            ktb=KtbRedo(op=0x02, flg=0x0D, uba=uba),
+            kdo=dataclasses.replace(kdo, xtype=2),
+            columns=undo.columns,
+            positions=undo.positions,
+            qmi_rows=undo.qmi_rows,
+        )
+        seg = txn.segment
+        first = bool(undo.flg & 0x08)
+        rb = PartialRollback(
+            usn=seg.usn, slt=txn.xid.slot, obj=undo.obj, dataobj=undo.dataobj, opc=(11, 1), flg=0x10
+        )
+        if first:
+            end = self._cv(5, 11, 15 + 2 * seg.usn, seg.afn, seg.header_dba, None, scn, rb)
+        else:
+            end = self._cv(5, 6, 16 + 2 * seg.usn, seg.afn, uba.block, None, scn, rb)
+        return [self._cv(layer, code, 1, rfile, kdo.bdba, dataobj, scn, op, typ=2), end]
+
+    # -- markers (§5.5, 24.x) -------------------------------------------------------------------
+
+    def session(self, session_no: int, user: str, program: str) -> ChangeVector:
+        """5.19 (19c+) or 5.20 (11.2) after the first change of a transaction."""
+        info = SessionInfo(
+            session=session_no,
+            serial=1000 + session_no,
+            current_user=user,
+            login_user=user,
+            os_user="oracle",
+            machine="synthhost",
+            terminal="pts/0",
+            process=str(4000 + session_no),
+            program=program,
+            version=self.compat,
+            audit_session_id=0xFFFFFFFF,
+        )
+        code = 19 if self.compat >= 0x13000000 else 20
+        return self._cv(5, code, 0, 0, 0, 0, 0, info, typ=6)
+
+    def marker_24_4(self, xid: Xid, scn: int) -> ChangeVector:
+        lay = self.layout
+        f1 = lay.pack("HxxHHIHH", 0x2328, xid.usn, xid.slot, xid.sqn, 0xFF, 0x0E)
+        fields = (f1, bytes((1, 10, 9, 0)), lay.pack("HI", 4, 1), lay.scn8(scn))
+        return self._cv(24, 4, 0, 0, 0, 0, 0, Opaque(category="marker"), typ=6, fields=fields)
+
+    def marker_24_6(self) -> ChangeVector:
+        fields = (self.layout.pack("HI", 4, 1),)
+        return self._cv(24, 6, 0, 0, 0, 0, 0, Opaque(category="marker"), typ=6, fields=fields)
+
+    def block_written(self, rfile: int, block: int, scn: int) -> ChangeVector:
+        """23.1 (block written record), carried by VLD 0x02 records in real files."""
+        fields = (self.layout.pack("IIHxx", make_dba(rfile, block), 1, 1) + self.layout.scn8(scn),)
+        return self._cv(23, 1, 0, 0, 0, 0, 0, Opaque(category="marker"), typ=6, fields=fields)
+
+    # -- noise ------------------------------------------------------------------------------------
+
+    def index_insert(
+        self,
+        txn: Txn,
+        uba: Uba,
+        index_obj: int,
+        rfile: int,
+        leaf_block: int,
+        key: bytes,
+        rowid: tuple[int, int],
+        scn: int,
+    ) -> list[ChangeVector]:
+        """Index maintenance of an insert (§5.7, seed 000): 5.1 opc 10.22 + 10.2 insert leaf row."""
+        lay = self.layout
+        leaf = make_dba(rfile, leaf_block)
+        ktb_l = write_ktb(
+            lay, KtbRedo(op=0x04, flg=0x0D, xid=Xid(9, 1, 0x409), uba=Uba(0, 1, 1), scn=scn - 10)
+        )
+        kdilk = lay.pack("BBBxIIiI", 1, 2, 0x01, make_dba(rfile, leaf_block - 1), leaf, 0, 0)
+        undo = UndoRecord(
+            xid=txn.xid,
+            uba_seq=uba.seq,
+            uba_rec=uba.rec,
+            ktudb_flg=0x22,
+            obj=index_obj,
+            dataobj=index_obj,
+            tsn=4,
+            opc=(10, 22),
+            slt=txn.xid.slot,
+            rci=0,
+            flg=0,
+            raw_fields=(ktb_l, kdilk, key),
+        )
+        ktb_f = write_ktb(lay, KtbRedo(op=0x01, flg=0x0D, xid=txn.xid, uba=uba))
+        head = lay.pack("BBHH", 2, 0, 1, len(key) + 8)
+        keydata = lay.pack("IH", make_dba(rfile, rowid[0]), rowid[1])[:6]
+        redo = self._cv(
+            10,
+            2,
+            1,
+            rfile,
+            leaf,
+            index_obj,
+            scn,
+            Opaque(category="index"),
+            fields=(ktb_f, head, key, keydata),
+        )
+        return [self.undo(txn, uba, undo, scn), redo]
+
+    def cleanout(self, rfile: int, dataobj: int, block: int, scn: int) -> ChangeVector:
+        """4.1 block cleanout (seed 000 "Block Cleanouts"): one 26-byte field, no transaction."""
+        lay = self.layout
+        field = (
+            lay.pack("BBBB", 2, 1, 0x0D, 0)
+            + lay.scn8(scn)
+            + lay.pack("BBH", 2, 6, 0x8000)
+            + lay.scn8(scn - 1)
+            + bytes(2)
+        )
+        return self._cv(
+            4, 1, 1, rfile, make_dba(rfile, block), dataobj, scn, Opaque(category="cleanout"), fields=(field,)
+        )
+
+    def space_pair(
+        self, txn: Txn, uba: Uba, rfile: int, dataobj: int, bitmap_block: int, new_block: int, scn: int
+    ) -> list[ChangeVector]:
+        """A recursive space-management change: 5.1 (opc 13.22) + 13.22 on an L1 bitmap block."""
+        lay = self.layout
+        payload = lay.pack("IIHH", make_dba(rfile, new_block), 1, 1, 0) + bytes(4)
+        undo = UndoRecord(
+            xid=txn.xid,
+            uba_seq=uba.seq,
+            uba_rec=uba.rec,
+            ktudb_flg=0x12,
+            obj=dataobj,
+            dataobj=dataobj,
+            tsn=4,
+            opc=(13, 22),
+            slt=txn.xid.slot,
+            rci=0,
+            flg=0x08,
+            user=0,
+            raw_fields=(payload,),
+        )
+        redo = self._cv(
+            13,
+            22,
+            8,
+            rfile,
+            make_dba(rfile, bitmap_block),
+            dataobj,
+            scn,
+            Opaque(category="space"),
+            fields=(payload,),
+        )
+        return [self.undo(txn, uba, undo, scn), redo]
