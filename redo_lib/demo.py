@@ -1,80 +1,160 @@
-"""``python -m redo_lib.demo``: the main job on what this machine has, shown to a newcomer.
+"""``./redotrail demo``: the main job on the embedded default, shown to a newcomer.
 
-Today it decodes the real Oracle 23.6 archived logs in ``../shared/realdata`` (read in place) with
-the library end to end: log headers, what the records hold by opcode, the assembly counters and
-the trail records of the committed transactions, with and without the dictionary. As the pipeline
-grows this becomes the full run (generated logs on a local S3 server, Airflow, Spark, the
-data-quality report and the published tables).
+1. Decodes the real Oracle 23.6 archived logs in ``../shared/realdata`` (read in place) and shows
+   what they hold (skipped with a note when that folder is absent).
+2. Writes a scenario's archived logs with the generator (``include/scenarios``), starts a local S3
+   server (``moto_server`` on 127.0.0.1), uploads the logs, and runs the real pipeline through
+   Airflow (``airflow dags test``: discovery, then decode -> assemble -> validate -> publish per batch
+   on Spark local), publishing Iceberg tables in ``data/demo/warehouse``.
+3. Prints per batch: its logs, transactions, rows per table and operation, the validation result,
+   where the data-quality report is, and a query of each mirror table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
+from redo_lib.embedded import REPO, Embedded
 from redo_lib.pipeline import decode_logs, open_source, read_header
 from redo_lib.scn import render_scn
 
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "rophy-olr-example-free-23"
+REALDATA = REPO.parent / "shared" / "realdata" / "rophy-olr-example-free-23"
 
 
-def _print_header(path: Path) -> None:
-    h = read_header(open_source(path))
-    next_scn = render_scn(h.next_scn) if h.next_scn is not None else "(open)"
-    print(f"  {path.name}: database {h.db_name} (DBID {h.dbid}), Oracle {h.version_text}, thread {h.thread}, "
-          f"sequence {h.sequence}, resetlogs {h.resetlogs_id}")  # fmt: skip
-    print(f"    SCN {render_scn(h.first_scn)} .. {next_scn}, {h.first_time:%Y-%m-%d %H:%M:%S} .. "
-          f"{h.next_time:%Y-%m-%d %H:%M:%S}, {h.nab} blocks of {h.block_size} bytes, "
-          f"{'big' if h.big_endian else 'little'}-endian")  # fmt: skip
+def show_real_logs(data: Path) -> None:
+    logs = sorted((data / "redo").glob("*.dbf"))
+    if not logs:
+        print(f"(real logs not found under {data}; skipping part 1)\n")
+        return
+    print("== 1. Real Oracle 23.6 archived logs, decoded by Redotrail's own reader\n")
+    for log in logs:
+        h = read_header(open_source(log))
+        next_scn = render_scn(h.next_scn) if h.next_scn is not None else "(open)"
+        print(f"  {log.name}: {h.db_name} Oracle {h.version_text}, thread {h.thread} sequence {h.sequence}, "
+              f"SCN {render_scn(h.first_scn)}..{next_scn}, {h.nab} blocks of {h.block_size} B")  # fmt: skip
+    result = decode_logs(logs, data / "schema" / "TEST-chkpt-2266634.json")
+    rep = result.report
+    print(f"  {rep.records} records, {rep.vectors} change vectors, {result.assembly['committed']} committed "
+          f"transactions, {sum(result.unknown_objects.values()) + result.emit['filtered_changes']} SYS/internal "
+          f"changes counted outside the capture scope")  # fmt: skip
+    for r in result.trail:
+        print(f"  trail: xid {r.xid} commit SCN {r.commit_scn} {r.op} {r.owner}.{r.table} "
+              f"{dict(r.columns)} ROWID {r.rowid}")  # fmt: skip
+    print()
+
+
+def _query_mirror(e: Embedded, source_table: str) -> list[dict[str, Any]]:
+    from pyiceberg.catalog import load_catalog
+
+    from spark_jobs.tables import table_name
+
+    warehouse = e.root / "warehouse"
+    catalog = load_catalog(
+        "redotrail", type="sql", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}"
+    )
+    table = catalog.load_table(("redotrail", table_name(source_table)))
+    return table.scan().to_arrow().to_pylist()
+
+
+def show_batch(e: Embedded, batch_id: str) -> None:
+    folder = e.batch_dir(batch_id)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    counts = json.loads((folder / "counts.json").read_text()) if (folder / "counts.json").exists() else {}
+    summary_path = folder / "report" / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    print(f"-- batch {batch_id}  ({'published' if (folder / 'PUBLISHED').exists() else 'NOT published'})")
+    for log in manifest["logs"]:
+        print(f"   log thread {log['thread']} sequence {log['sequence']}: {log['location']}")
+    tx = counts.get("transactions", {})
+    print(f"   transactions: {tx.get('emitted', 0)} into the trail, {tx.get('rolled_back', 0)} rolled back, "
+          f"{tx.get('open_carried_out', 0)} still open (carried to the next batch)")  # fmt: skip
+    for table, ops in sorted(counts.get("trail", {}).items()):
+        print(f"   rows {table}: " + ", ".join(f"{op} {n}" for op, n in sorted(ops.items())))
+    failed = summary.get("failed", [])
+    print(f"   validation: {'passed' if summary.get('success') else 'FAILED'} "
+          f"({len(summary.get('rules', []))} trail-contract checks{', failed: ' + str(failed) if failed else ''})")  # fmt: skip
+    print(f"   data-quality report: {folder / 'report' / 'docs' / 'index.html'}")
+
+
+def run_pipeline(root: Path, scenario: Path) -> int:
+    from redo_lib.storage.local_s3 import start_moto_server, stop
+    from redo_lib.storage.s3 import s3_client, upload_file
+
+    print(f"== 2. The pipeline on the embedded default (scenario {scenario.name})\n")
+    if root.exists():
+        shutil.rmtree(root)
+    synth = root / "synth"
+    subprocess.run([sys.executable, "-m", "redo_lib.synth", str(scenario), "--out", str(synth)], check=True,
+                   capture_output=True)  # fmt: skip
+    logs = sorted((synth / "logs").glob("*.arc"))
+    print(f"  generated {len(logs)} archived logs and the scenario's expected trail in {synth}")
+    proc, url = start_moto_server()
+    os.environ.update(AWS_ENDPOINT_URL=url, AWS_ACCESS_KEY_ID="redotrail", AWS_SECRET_ACCESS_KEY="redotrail",
+                      AWS_DEFAULT_REGION="us-east-1")  # fmt: skip
+    try:
+        print(f"  local S3 server (moto_server) on {url}; uploading to s3://redo-archive/archive/")
+        s3_client().create_bucket(Bucket="redo-archive")
+        for log in logs:
+            upload_file(log, f"s3://redo-archive/archive/{log.name}")
+        e = Embedded(root=root, s3_url=url, dictionary=str(synth / "dictionary.json"))
+        started = time.monotonic()
+        e.init()
+        print("  airflow dags test redo_archive_discovery ...")
+        discovery = e.discover()
+        if discovery.returncode != 0:
+            print(discovery.stdout[-3000:] + discovery.stderr[-3000:], file=sys.stderr)
+            return 1
+        batches = e.planned()
+        print(f"  planned batches: {', '.join(batches)}\n")
+        for batch_id in batches:
+            print(f'  airflow dags test redo_pipeline -c \'{{"batch_id": "{batch_id}"}}\' ...')
+            e.run_batch(batch_id, check=False)
+            show_batch(e, batch_id)
+            print()
+        for path in sorted((synth / "expected" / "tables").glob("*.jsonl")):
+            source_table = path.stem
+            rows = _query_mirror(e, source_table)
+            expected = [json.loads(line) for line in path.read_text().splitlines() if line]
+            print(
+                f"  SELECT * FROM redotrail.{source_table.lower().replace('.', '__')}   (Iceberg mirror of {source_table})"
+            )
+            for row in sorted(rows, key=lambda r: str(r.get("_rowid"))):
+                print("    " + ", ".join(f"{k}={v}" for k, v in row.items() if not k.startswith("_")))
+            same = {tuple(sorted((k, v) for k, v in r.items() if not k.startswith("_"))) for r in rows} == {
+                tuple(sorted(r.items())) for r in expected
+            }
+            print(
+                f"    -> {len(rows)} rows; {'equals' if same else 'DIFFERS from'} the scenario's final state\n"
+            )
+        print(f"  done in {time.monotonic() - started:.0f} s; Airflow logs: {root / 'logs'}")
+        return 0
+    finally:
+        stop(proc)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="redotrail demo", description=__doc__)
-    parser.add_argument("--data", type=Path, default=REALDATA, help="folder of the rophy 23.6 sample")
+    parser.add_argument("--realdata", type=Path, default=REALDATA, help="folder of the rophy 23.6 sample")
+    parser.add_argument(
+        "--scenario", type=Path, default=REPO / "include" / "scenarios" / "long_transaction.yaml"
+    )
+    parser.add_argument(
+        "--root", type=Path, default=REPO / "data" / "demo", help="the demo's data folder (reset)"
+    )
+    parser.add_argument("--decode-only", action="store_true", help="only part 1 (no Airflow/Spark run)")
     args = parser.parse_args(argv)
-    logs = sorted((args.data / "redo").glob("*.dbf"))
-    if not logs:
-        print(f"no archived logs under {args.data / 'redo'}", file=sys.stderr)
-        return 2
-    print("== Redotrail demo: real Oracle 23.6 archived redo logs, decoded by Redotrail's own reader\n")
-    print("Logs (headers read from the bytes, not the file names):")
-    for log in logs:
-        _print_header(log)
-
-    dictionary = args.data / "schema" / "TEST-chkpt-2266634.json"
-    result = decode_logs(logs, dictionary)
-    rep = result.report
-    print(
-        f"\nRecords: {rep.records} ({rep.bytes} bytes), change vectors: {rep.vectors}, skipped: {len(rep.skipped)}"
-    )
-    top = sorted(rep.vectors_by_opcode.items(), key=lambda kv: -kv[1])[:10]
-    print("Vectors by opcode (top 10): " + ", ".join(f"{a}.{b}: {n}" for (a, b), n in top))
-    print(
-        f"Transactions: {result.assembly['begun']} begun, {result.assembly['committed']} committed, "
-        f"{result.assembly['rolled_back']} rolled back, {len(result.carried_out)} events carried open"
-    )
-    unknown = sum(result.unknown_objects.values())
-    print(
-        f"Outside the dictionary's capture scope (counted, not emitted): {unknown} changes of "
-        f"{len(result.unknown_objects)} objects not in the dictionary, "
-        f"{result.emit['filtered_changes']} changes of excluded owners (SYS, ...)"
-    )
-    print(f"\nTrail with the dictionary ({dictionary.name}): {len(result.trail)} record(s)")
-    for record in result.trail:
-        print("  " + json.dumps(record.to_dict()))
-
-    schemaless = decode_logs(logs)
-    print(
-        f"\nTrail without a dictionary (schemaless: OBJ_<n>, COL_<n> as hex): {len(schemaless.trail)} records"
-    )
-    for r in schemaless.trail:
-        cols = ", ".join(f"{k}={v}" for k, v in list(r.columns)[:3])
-        print(
-            f"  xid {r.xid:<10} commit SCN {r.commit_scn} ind {int(r.trans_ind)} {r.op:<6} {r.table:<10} {cols} ..."
-        )
-    return 0
+    show_real_logs(args.realdata)
+    if args.decode_only:
+        return 0
+    return run_pipeline(args.root, args.scenario)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ LAYERS = {
     "pipeline": 9,
     "discovery": 9,
     "batches": 9,
+    "embedded": 9,
     "synth": 9,
     "cli": 9,
     "demo": 9,
