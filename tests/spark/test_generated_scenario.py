@@ -71,3 +71,37 @@ def test_generated_scenario_publishes_its_final_state(
     assert [(r["xid"], r["op"], r["rowid"]) for r in changelog] == [
         (r["xid"], r["op"], r["rowid"]) for r in trail
     ]
+
+
+def test_long_transaction_over_three_batches_equals_the_single_process_decode(
+    spark: Any, scenario: Path, tmp_path: Path
+) -> None:
+    """Batches 1-2, 3-4 and 5 one after another, carrying open transactions, with 1 MB block
+    ranges: the trail is the one decoding all logs in one process gives."""
+    from redo_lib.pipeline import decode_logs
+    from tests.spark.test_decode_assemble import _trail
+
+    dictionary = str(scenario / "dictionary.json")
+    refs = describe_logs(sorted((scenario / "logs").glob("*.arc")))
+    entries = [
+        LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location)
+        for r in refs
+    ]
+    trail = []
+    previous = None
+    carried_counts = []
+    for batch_id, logs in (("b1", entries[:2]), ("b2", entries[2:4]), ("b3", entries[4:])):
+        folder = tmp_path / batch_id
+        carried = str(tmp_path / previous / "open") if previous else None
+        write_manifest(folder, Manifest(batch_id=batch_id, logs=tuple(logs), dictionary=dictionary,
+                                        previous_batch=previous, carried_in=carried))  # fmt: skip
+        assert decode.main(["--batch-dir", str(folder), "--range-mb", "1"], spark=spark) == 0
+        assert assemble.main(["--batch-dir", str(folder)], spark=spark) == 0
+        trail += _trail(folder)
+        carried_counts.append(
+            json.loads((folder / "counts.json").read_text())["transactions"]["open_carried_out"]
+        )
+        previous = batch_id
+    assert carried_counts == [1, 1, 0]  # the long transaction is carried twice, then committed
+    reference = decode_logs([e.location for e in entries], dictionary)
+    assert trail == reference.trail
