@@ -213,11 +213,15 @@ def _redo_time(value: int) -> dt.datetime:
 
 
 def encode_redo_time(when: dt.datetime) -> int:
-    """The inverse of :func:`decode_redo_time` (used by tests and writers)."""
-    return (
+    """The inverse of :func:`decode_redo_time` (used by tests and the writer); a time outside the
+    u32 range raises ``FormatError``."""
+    value = (
         (((((when.year - 1988) * 12 + (when.month - 1)) * 31 + (when.day - 1)) * 24 + when.hour) * 60)
         + when.minute
     ) * 60 + when.second
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise FormatError("time outside the redo time range", time=when.isoformat())
+    return value
 
 
 def render_compat_version(value: int) -> str:

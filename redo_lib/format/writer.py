@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, final
 
 from redo_lib.errors import FormatError
+from redo_lib.format.layout import encode_redo_time  # one encoder; re-exported for the generator
 from redo_lib.format.model import (
     ChangeVector,
     DirectLoadBlock,
@@ -72,7 +73,6 @@ _V12_2 = 0x0C200000
 _V19 = 0x13000000
 _MAGIC = {False: b"\x7d\x7c\x7b\x7a", True: b"\x7a\x7b\x7c\x7d"}
 _FILE_TYPES = {512: 0x22, 1024: 0x22, 4096: 0x82}
-_REDO_EPOCH_YEAR = 1988
 RECORD_HEADER = 24
 LWN_RECORD_HEADER = 68
 _MIN_TAIL = 20  # a record starts only where more than 20 bytes remain (§3.1)
@@ -140,15 +140,6 @@ class WriterLayout:
         if uba is None:
             return bytes(8)
         return self.pack("IHBx", uba.block, uba.seq, uba.rec)
-
-
-def encode_redo_time(t: dt.datetime) -> int:
-    """Redo time (§3.5): seconds in a calendar of 31-day months since 1988-01-01 00:00:00."""
-    months = (t.year - _REDO_EPOCH_YEAR) * 12 + (t.month - 1)
-    value = (((months * 31 + t.day - 1) * 24 + t.hour) * 60 + t.minute) * 60 + t.second
-    if not 0 <= value <= 0xFFFFFFFF:
-        raise FormatError("time outside the redo time range", time=t.isoformat())
-    return value
 
 
 def xor_words(data: bytes | bytearray | memoryview) -> int:
