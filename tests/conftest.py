@@ -5,9 +5,14 @@ Tests read ../shared/realdata and ../shared/seeds in place (never copied into th
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
+
+# py4j logs "Closing down clientserver connection" at interpreter exit, after pytest has closed its
+# streams, which prints a "--- Logging error ---" traceback under the summary line: keep it quiet.
+logging.getLogger("py4j").setLevel(logging.WARNING)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
