@@ -30,10 +30,11 @@ from typing import Any
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
 from redo_lib.assembly.events import ChangeEvent
+from redo_lib.assembly.rows import count_row_change
 from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import ErrorPolicy, LogSetError, Position
-from redo_lib.pipeline import count_row_changes, decode_range, open_source, read_header, reconcile
+from redo_lib.pipeline import decode_range, open_source, read_header, reconcile
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions, TrailEmitter
 from redo_lib.trail.schema import to_row
@@ -223,7 +224,7 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise") -> dict[
 
     def counting(stream: Iterable[ChangeEvent]) -> Iterator[ChangeEvent]:
         for event in stream:
-            decoded.update(count_row_changes([event]))
+            count_row_change(decoded, event)
             yield event
 
     n = write_events(counting(events), Path(batch_dir) / "staging" / "events" / f"{unit.name}.parquet")
@@ -264,7 +265,7 @@ def assemble_partition(
     for row in rows:
         carried = bool(row.pop("carried", False))
         event = event_from_row(row)
-        (carried_in if carried else decoded).update(count_row_changes([event]))
+        count_row_change(carried_in if carried else decoded, event)
         txn = table.feed(event)
         if txn is None:
             continue

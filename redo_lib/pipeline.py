@@ -25,7 +25,7 @@ from typing import Any
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
 from redo_lib.assembly.events import ChangeEvent, EventKind, iter_events
-from redo_lib.assembly.rows import row_change_count
+from redo_lib.assembly.rows import count_row_change
 from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import ErrorPolicy, LogSetError, Position, RedoError, locate
@@ -167,12 +167,10 @@ class DecodeResult:
 
 
 def count_row_changes(events: Iterable[ChangeEvent]) -> Counter[tuple[int, str]]:
-    """Row changes by (obj, op) in a stream of events (see ``assembly.rows.row_change_count``)."""
+    """Row changes by (obj, op) in a stream of events (``assembly.rows.count_row_change``)."""
     counts: Counter[tuple[int, str]] = Counter()
     for event in events:
-        counted = row_change_count(event)
-        if counted is not None and counted[1]:
-            counts[(event.obj or event.dataobj, counted[0])] += counted[1]
+        count_row_change(counts, event)
     return counts
 
 
@@ -277,9 +275,7 @@ def assemble_and_emit(
     # then put in commit order (contract rule 6: commit SCN, thread, commit record position), which
     # can differ from redo order where records of one LWN are not in SCN order.
     for event in events:
-        counted = row_change_count(event)
-        if counted is not None and counted[1]:
-            decoded[(event.obj or event.dataobj, counted[0])] += counted[1]
+        count_row_change(decoded, event)
         txn = table.feed(event)
         if txn is not None:
             emitted.append((txn.order_key, emitter.emit(txn)))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import final
@@ -174,6 +175,14 @@ def row_change_count(event: ChangeEvent) -> tuple[str, int] | None:
 
 
 _OP_NAMES = {_IRP: "INSERT", _DRP: "DELETE"}
+
+
+def count_row_change(counter: Counter[tuple[int, str]], event: ChangeEvent) -> None:
+    """Add an event's row changes to ``counter`` under (object, operation) for reconciliation;
+    direct-path rows, which know only their data object, count under it."""
+    counted = row_change_count(event)
+    if counted is not None and counted[1]:
+        counter[(event.obj or event.dataobj, counted[0])] += counted[1]
 
 
 def iter_row_changes(

@@ -30,7 +30,7 @@ from typing import final
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT, ChangeBuffer
 from redo_lib.assembly.events import ChangeEvent, EventKind
-from redo_lib.assembly.rows import row_change_count
+from redo_lib.assembly.rows import count_row_change
 from redo_lib.errors import AssemblyError, ErrorPolicy, Position
 from redo_lib.scn import Xid
 
@@ -148,7 +148,7 @@ class TransactionTable:
             }[kind]
             self._note(name, event)
             if kind is EventKind.CHANGE:
-                _count(self.orphaned, event)
+                count_row_change(self.orphaned, event)
             return None
         if kind in (EventKind.CHANGE, EventKind.DDL):
             current.buffer.append(event)
@@ -156,7 +156,7 @@ class TransactionTable:
         del self._open[key]
         if kind is EventKind.ROLLBACK:
             for change in current.buffer:
-                _count(self.cancelled, change)
+                count_row_change(self.cancelled, change)
             current.buffer.close()
             self.counters["rolled_back"] += 1
             return None
@@ -191,7 +191,7 @@ class TransactionTable:
         wanted = _INVERSE.get(event.redo_op)
         if wanted is not None and last.redo_op == wanted and (last.obj == event.obj or not event.obj):
             buffer.pop()
-            _count(self.cancelled, last)
+            count_row_change(self.cancelled, last)
             self.counters["partial_rollbacks"] += 1
         else:
             self._note("rollback_unmatched", event)
@@ -206,7 +206,7 @@ class TransactionTable:
                 new_xid=event.xid,
             )
         for change in current.buffer:
-            _count(self.orphaned, change)
+            count_row_change(self.orphaned, change)
         current.buffer.close()
 
     def _note(self, kind: str, event: ChangeEvent) -> None:
@@ -219,12 +219,6 @@ class TransactionTable:
                     _position(event),
                 )
             )
-
-
-def _count(counter: Counter[tuple[int, str]], event: ChangeEvent) -> None:
-    counted = row_change_count(event)
-    if counted is not None and counted[1]:
-        counter[(event.obj or event.dataobj, counted[0])] += counted[1]
 
 
 def _position(event: ChangeEvent) -> Position:
