@@ -20,7 +20,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from redo_lib.embedded import REPO, Embedded
 from redo_lib.pipeline import decode_logs, open_source, read_header
@@ -51,19 +50,6 @@ def show_real_logs(data: Path) -> None:
     print()
 
 
-def _query_mirror(e: Embedded, source_table: str) -> list[dict[str, Any]]:
-    from pyiceberg.catalog import load_catalog
-
-    from spark_jobs.tables import table_name
-
-    warehouse = e.root / "warehouse"
-    catalog = load_catalog(
-        "redotrail", type="sql", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}"
-    )
-    table = catalog.load_table(("redotrail", table_name(source_table)))
-    return table.scan().to_arrow().to_pylist()
-
-
 def show_batch(e: Embedded, batch_id: str) -> None:
     folder = e.batch_dir(batch_id)
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -87,6 +73,7 @@ def show_batch(e: Embedded, batch_id: str) -> None:
 def run_pipeline(root: Path, scenario: Path) -> int:
     from redo_lib.storage.local_s3 import start_moto_server, stop
     from redo_lib.storage.s3 import s3_client, upload_file
+    from spark_jobs.tables import table_name
 
     print(f"== 2. The pipeline on the embedded default (scenario {scenario.name})\n")
     if root.exists():
@@ -122,7 +109,7 @@ def run_pipeline(root: Path, scenario: Path) -> int:
             print()
         for path in sorted((synth / "expected" / "tables").glob("*.jsonl")):
             source_table = path.stem
-            rows = _query_mirror(e, source_table)
+            rows = e.table_rows(table_name(source_table))  # the mirror's name, as publish gives it
             expected = [json.loads(line) for line in path.read_text().splitlines() if line]
             print(
                 f"  SELECT * FROM redotrail.{source_table.lower().replace('.', '__')}   (Iceberg mirror of {source_table})"

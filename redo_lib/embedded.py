@@ -125,6 +125,18 @@ class Embedded:
 
         return LogCatalog(str(self.root / "catalog" / "logs.sqlite"))
 
+    def table_rows(self, name: str) -> list[dict[str, Any]]:
+        """Every row of a published Iceberg table of the embedded warehouse (``changelog``, or a
+        mirror named as ``spark_jobs.tables.table_name`` names it), read with pyiceberg."""
+        from pyiceberg.catalog import load_catalog
+
+        warehouse = self.root / "warehouse"
+        catalog = load_catalog(
+            "redotrail", type="sql", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}"
+        )
+        rows: list[dict[str, Any]] = catalog.load_table(("redotrail", name)).scan().to_arrow().to_pylist()
+        return rows
+
     def batch_dir(self, batch_id: str) -> Path:
         return self.root / "work" / "batches" / batch_id
 

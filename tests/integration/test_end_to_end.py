@@ -58,27 +58,14 @@ def _upload(scenario: Path, *sequences: int) -> None:
 
 
 def _mirror_rows(e: Embedded, source_table: str) -> set[tuple[tuple[str, Any], ...]]:
-    from pyiceberg.catalog import load_catalog
-
     from spark_jobs.tables import table_name
 
-    warehouse = e.root / "warehouse"
-    catalog = load_catalog(
-        "redotrail", type="sql", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}"
-    )
-    rows = catalog.load_table(("redotrail", table_name(source_table))).scan().to_arrow().to_pylist()
+    rows = e.table_rows(table_name(source_table))
     return {tuple(sorted((k, v) for k, v in r.items() if not k.startswith("_"))) for r in rows}
 
 
 def _changelog(e: Embedded) -> list[dict[str, Any]]:
-    from pyiceberg.catalog import load_catalog
-
-    warehouse = e.root / "warehouse"
-    catalog = load_catalog(
-        "redotrail", type="sql", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}"
-    )
-    rows = catalog.load_table(("redotrail", "changelog")).scan().to_arrow().to_pylist()
-    return sorted(rows, key=lambda r: (r["batch_id"], r["trail_seq"]))
+    return sorted(e.table_rows("changelog"), key=lambda r: (r["batch_id"], r["trail_seq"]))
 
 
 def _expected_tables(scenario: Path) -> dict[str, set[tuple[tuple[str, Any], ...]]]:
