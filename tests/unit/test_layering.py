@@ -23,6 +23,10 @@ LAYERS = {
     "dictionary": 2,
     "assembly": 3,
     "trail": 4,
+    # Db2 LOB manager records (records, strings, writer: format level) and their assembler (lobs:
+    # assembly level) form one package, and the table is keyed by package: it sits at the layer of
+    # its highest stage. It imports layer 0 only; nothing in layers 0-3 may import it.
+    "db2": 3,
     "storage": 0,  # side: may import layer 0 only, and nothing in layers 1-4 imports it
     "pipeline": 9,
     "discovery": 9,
