@@ -37,7 +37,7 @@ from redo_lib.errors import ErrorPolicy, LogSetError, Position
 from redo_lib.pipeline import decode_range, open_source, read_header, reconcile
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions, TrailEmitter
-from redo_lib.trail.schema import to_row
+from redo_lib.trail.schema import to_row, trail_schema
 
 DEFAULT_RANGE_BYTES = 64 << 20
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -269,7 +269,7 @@ def assemble_partition(
         txn = table.feed(event)
         if txn is None:
             continue
-        for i, record in enumerate(emitter.emit(txn)):
+        for i, record in enumerate(emitter.iter_emit(txn)):
             out = to_row(record)
             out["order_key"] = [*txn.order_key, i]
             yield out
@@ -279,9 +279,63 @@ def assemble_partition(
     counts = reconcile(
         emitter=emitter, table=table, decoded=decoded, carried_in=carried_in, carried_out=carried_out
     )
+    counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
     counts_dir = Path(batch_dir) / "counts"
     counts_dir.mkdir(parents=True, exist_ok=True)
     (counts_dir / f"part-{index:05d}.json").write_text(json.dumps(counts))
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (MB): the Python worker's high-water mark, so the
+    benchmarks can show that a long transaction does not raise it (docs/memory.md)."""
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
+    return round(peak / (1 << 20 if sys.platform == "darwin" else 1 << 10), 1)
+
+
+ORDER_FIELDS = ("order_scn", "order_thread", "order_seq", "order_block", "order_offset", "order_index")
+
+
+@cache
+def staged_trail_schema() -> Any:
+    """``trail_schema()`` plus the commit-order key of each row (``ORDER_FIELDS``): what assembly
+    partitions hand to Spark, which sorts by the key, numbers the rows and drops it."""
+    import pyarrow as pa
+
+    schema = trail_schema()
+    for name in ORDER_FIELDS:
+        schema = schema.append(pa.field(name, pa.int64(), nullable=False))
+    return schema
+
+
+def assemble_arrow(
+    index: int,
+    batches: Iterable[Any],
+    batch_dir: str,
+    dictionary: str | None,
+    options: dict[str, Any] | None = None,
+    *,
+    batch_id: str,
+    chunk: int = 8192,
+) -> Iterator[Any]:
+    """:func:`assemble_partition` with Arrow on both sides (Spark's ``mapInArrow``): event record
+    batches in, trail record batches of ``staged_trail_schema()`` out, ``chunk`` rows at a time.
+    Rows never pass through Spark's row-by-row Python conversion."""
+    import pyarrow as pa
+
+    schema = staged_trail_schema()
+    rows = (row for batch in batches for row in batch.to_pylist())
+    out: list[dict[str, Any]] = []
+    for row in assemble_partition(index, rows, batch_dir, dictionary, options):
+        row.update(zip(ORDER_FIELDS, row.pop("order_key"), strict=True), batch_id=batch_id)
+        out.append(row)
+        if len(out) >= chunk:
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+            out = []
+    if out:
+        yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
 def evolve_batch_dictionary(
@@ -315,7 +369,9 @@ def merge_counts(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 continue
             target = total.setdefault(section, {})
             for key, inner in value.items():
-                if isinstance(inner, dict):
+                if key.startswith("peak_"):  # high-water marks: the largest, not the sum
+                    target[key] = max(target.get(key, 0), inner)
+                elif isinstance(inner, dict):
                     dest = target.setdefault(key, {})
                     for op, n in inner.items():
                         dest[op] = dest.get(op, 0) + n

@@ -3,9 +3,11 @@
 Reads ``<batch>/staging/events`` and the open transactions carried in from the previous batch
 (``manifest.carried_in``), groups them by transaction slot (usn, slot) with a shuffle, sorts each
 partition by redo position (Spark's external sort), and runs the library's transaction assembly on
-each partition (``redo_lib.batches.assemble_partition``): no transaction is collected onto the
-driver or held whole in a task (its changes stream through a spilling buffer). The trail is then
-put in global commit order and numbered (``trail_seq``) with a distributed sort.
+each partition (``redo_lib.batches.assemble_arrow`` in ``mapInArrow``: Arrow batches in and out, no
+row-by-row Python conversion): no transaction is collected onto the driver or held whole in a task
+(its changes stream through a spilling buffer). The partitions' trail rows are staged as Parquet
+(``<batch>/staging/trail``, with their commit-order key), then put in global commit order with a
+distributed sort and numbered densely (``trail_seq``) from the per-partition counts of that sort.
 
 Writes ``<batch>/trail`` (Parquet, ``redo_lib.trail.schema.trail_schema()``), ``<batch>/open``
 (events of transactions still open, for the next batch) and ``<batch>/counts.json``.
@@ -19,16 +21,19 @@ import argparse
 import json
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from redo_lib.batches import (
-    assemble_partition,
+    ORDER_FIELDS,
+    assemble_arrow,
     events_schema,
     evolve_batch_dictionary,
     load_manifest,
     merge_counts,
+    staged_trail_schema,
 )
 from redo_lib.trail.schema import trail_schema
 from spark_jobs.common import build_session, reset_dir, ship_library
@@ -59,6 +64,7 @@ def _spark_schema(arrow_schema: Any) -> Any:
 
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
+    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     args = parse_args(argv)
@@ -75,7 +81,7 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     partitions = args.partitions or int(session.conf.get("spark.sql.shuffle.partitions"))
     grouped = events.repartition(partitions, "usn", "slot").sortWithinPartitions(*SORT)
 
-    for name in ("open", "counts", "trail"):
+    for name in ("open", "counts"):
         reset_dir(args.batch_dir / name)
     batch_dir = str(args.batch_dir)
     # DDL first (a few rows, on the driver): every partition must see the same dictionary versions
@@ -86,24 +92,43 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
         row.pop("carried", None)
     dictionary, ddl_counts = evolve_batch_dictionary(manifest.dictionary, ddl_rows, batch_dir)
     options = {"emit_unknown": args.emit_unknown, "apply_ddl": False}
-    trail = grouped.rdd.mapPartitionsWithIndex(
-        lambda index, rows: assemble_partition(
-            index, (row.asDict(recursive=True) for row in rows), batch_dir, dictionary, options
-        )
-    )
-    # global commit order, then numbering: a distributed sort, never a collect of the trail
-    numbered = trail.sortBy(lambda row: row["order_key"]).zipWithIndex()
     batch_id = manifest.batch_id
+    staged_schema = staged_trail_schema()
 
-    def finish(pair: tuple[dict[str, Any], int]) -> dict[str, Any]:
-        row, seq = pair
-        row.pop("order_key")
-        return {**row, "batch_id": batch_id, "trail_seq": seq}
+    def assemble(batches: Iterator[Any]) -> Iterator[Any]:
+        from pyspark import TaskContext
 
-    rows = numbered.map(finish)
-    frame = session.createDataFrame(rows, schema=_spark_schema(trail_schema()))
-    shutil.rmtree(args.batch_dir / "trail")
-    frame.orderBy("trail_seq").write.mode("overwrite").parquet(str(args.batch_dir / "trail"))
+        index = TaskContext.get().partitionId()
+        return assemble_arrow(index, batches, batch_dir, dictionary, options, batch_id=batch_id)
+
+    # 1. assembly per partition, Arrow in and out; materialised once (its side outputs, open/ and
+    #    counts/, are written exactly once per partition)
+    staged = args.batch_dir / "staging" / "trail"
+    grouped.mapInArrow(assemble, _spark_schema(staged_schema)).write.mode("overwrite").parquet(str(staged))
+    # 2. global commit order (a range-partitioned distributed sort, never a collect of the trail), then
+    #    dense numbering: trail_seq = rows of the earlier sorted partitions + position in its own
+    order = [F.col(name) for name in ORDER_FIELDS]
+    ordered = (
+        session.read.schema(_spark_schema(staged_schema)).parquet(str(staged)).orderBy(*order)
+        .withColumn("_part", F.spark_partition_id())
+        .withColumn("_row", F.monotonically_increasing_id())
+        .persist(StorageLevel.DISK_ONLY)
+    )  # fmt: skip
+    sizes = dict(ordered.groupBy("_part").count().collect())
+    offsets, total = {}, 0
+    for part in sorted(sizes):
+        offsets[part], total = total, total + sizes[part]
+    first = (
+        F.create_map(*(F.lit(x) for part, off in offsets.items() for x in (part, off))) if offsets else None
+    )
+    # monotonically_increasing_id = (partition id << 33) + position in the partition
+    position = F.col("_row") - F.shiftleft(F.col("_part").cast("long"), 33)
+    seq = (F.element_at(first, F.col("_part")) + position) if first is not None else F.lit(0).cast("long")
+    trail = ordered.withColumn("trail_seq", seq).select(*(f.name for f in trail_schema()))
+    reset_dir(args.batch_dir / "trail")
+    trail.write.mode("overwrite").parquet(str(args.batch_dir / "trail"))
+    ordered.unpersist()
+    shutil.rmtree(staged)
 
     parts = [json.loads(p.read_text()) for p in sorted((args.batch_dir / "counts").glob("part-*.json"))]
     counts = {"batch_id": batch_id, **merge_counts(parts), "ddl": ddl_counts, "dictionary": dictionary}

@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--size", help="with --random: stop when the logs reach this size, e.g. 5GB")
     parser.add_argument("--max-rows", type=int, default=300, help="with --random: rows per table at most")
     parser.add_argument("--no-direct-load", action="store_true", help="with --random: no direct-path inserts")
+    parser.add_argument(
+        "--one-transaction", action="store_true", help="with --random: the whole workload in one transaction"
+    )
     parser.add_argument("--compat", choices=sorted(COMPAT_NAMES), help="override the compat version")
     parser.add_argument(
         "--block-size", type=int, choices=(512, 1024, 4096), help="override the redo block size"
@@ -69,6 +72,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
             big_endian=args.big_endian,
             log_size=parse_size(args.log_size) if args.log_size else None,
             direct_load=not args.no_direct_load,
+            one_transaction=args.one_transaction,
         )
     scenario = load_scenario(args.scenario)
     overrides = {

@@ -75,9 +75,13 @@ def random_scenario(
     big_endian: bool | None = None,
     log_size: int | None = None,
     direct_load: bool = True,
+    one_transaction: bool = False,
 ) -> Scenario:
     """A random valid scenario; ``size`` (bytes of logs) overrides ``steps``. ``direct_load=False``
-    leaves direct-path inserts out."""
+    leaves direct-path inserts out. ``one_transaction=True`` puts the whole workload into a single
+    transaction of one session, committed at the end (savepoints and rollbacks to them included; no
+    direct-path inserts, which would lock their table for the rest of it): the memory benchmark's
+    "one 2 GB transaction"."""
     rnd = random.Random(seed)
     block = block_size or rnd.choice([512, 512, 1024, 4096])
     settings = Settings(
@@ -94,10 +98,19 @@ def random_scenario(
     )
     tables = tuple(_table(rnd, i) for i in range(rnd.randint(1, 4)))
     threads = rnd.choice([1, 1, 2])
-    sessions = tuple(SessionSpec(name=f"s{i + 1}", thread=1 + i % threads) for i in range(rnd.randint(1, 4)))
+    session_count = 1 if one_transaction else rnd.randint(1, 4)
+    sessions = tuple(SessionSpec(name=f"s{i + 1}", thread=1 + i % threads) for i in range(session_count))
+    direct_load = direct_load and not one_transaction
     params = {"seed": seed, "steps": steps, "size": size, "max_rows": max_rows, "direct_load": direct_load}
+    if one_transaction:
+        params["one_transaction"] = True
     plan = _Plan(
-        random.Random(seed ^ 0x5EED), steps=steps, size=size, max_rows=max_rows, direct_load=direct_load
+        random.Random(seed ^ 0x5EED),
+        steps=steps,
+        size=size,
+        max_rows=max_rows,
+        direct_load=direct_load,
+        one_transaction=one_transaction,
     )
     return Scenario(
         name=f"random-{seed}", settings=settings, tables=tables, sessions=sessions, steps=plan, random=params
@@ -129,9 +142,17 @@ class _Plan:
     """The step chooser: ``plan(engine)`` yields steps, looking at the engine between steps."""
 
     def __init__(
-        self, rnd: random.Random, *, steps: int, size: int | None, max_rows: int, direct_load: bool
+        self,
+        rnd: random.Random,
+        *,
+        steps: int,
+        size: int | None,
+        max_rows: int,
+        direct_load: bool,
+        one_transaction: bool = False,
     ) -> None:
         self.rnd = rnd
+        self.one_transaction = one_transaction
         self.direct_load = direct_load
         self.text_limit = 60 if size is None else 400  # scale runs: rows of a few hundred bytes
         self.steps = steps
@@ -142,6 +163,9 @@ class _Plan:
     def __call__(self, engine: Engine) -> Iterator[Step]:
         rnd = self.rnd
         sessions = [s.name for s in engine.scenario.sessions] or ["s1"]
+        if self.one_transaction:
+            yield from self._one_transaction(engine, sessions[0])
+            return
         long_session = sessions[0] if len(sessions) > 1 else None
         long_thread = engine.scenario.session(long_session).thread if long_session else 1
         long_start = 0
@@ -175,11 +199,23 @@ class _Plan:
             if name in engine.open and (name != long_session or rnd.random() < 0.8):
                 yield Commit(session=name)
 
+    def _one_transaction(self, engine: Engine, session: str) -> Iterator[Step]:
+        count = idle = 0
+        while not self._done(engine, count) and idle < 1000:
+            idle += 1
+            step = self._choose(engine, session)
+            if step is not None:
+                count += 1
+                idle = 0
+                yield step
+        yield Commit(session=session)
+
     def _choose(self, engine: Engine, session: str) -> Step | None:
         rnd = self.rnd
         roll = rnd.random()
         t = engine.open.get(session)
-        if t is not None and len(t.changes) >= rnd.randint(1, 12) and roll < 0.35:
+        ends = not self.one_transaction
+        if ends and t is not None and len(t.changes) >= rnd.randint(1, 12) and roll < 0.35:
             return Rollback(session=session) if rnd.random() < 0.12 else Commit(session=session)
         if roll < (0.03 if self.size is None else 0.00001):  # size runs switch mostly at the log size
             thread = engine.scenario.session(session).thread

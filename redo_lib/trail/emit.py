@@ -129,52 +129,65 @@ class TrailEmitter:
 
     def emit(self, txn: CommittedTransaction) -> list[TrailRecord]:
         """The trail records of one committed transaction (empty when nothing of it is captured)."""
+        return list(self.iter_emit(txn))
+
+    def iter_emit(self, txn: CommittedTransaction) -> Iterator[TrailRecord]:
+        """:meth:`emit` as a stream, for transactions of any size: the transaction's changes are read
+        once from its (spilled) buffer and each record is yielded as soon as the next one shows
+        whether it was the last (``trans_ind``), so at most two records are held at a time."""
         row_counts: dict[str, int] = {}
-        shaped = [r for rc in iter_row_changes(txn, row_counts) if (r := self._shape(rc)) is not None]
-        self.counters.update(row_counts)
-        count = len(shaped)
+        shaped = (r for rc in iter_row_changes(txn, row_counts) if (r := self._shape(rc)) is not None)
         xid = txn.xid.trail()
         commit_time = render_time(txn.commit_time)
-        records = []
-        for i, (rc, table, io_type, op, ba, columns, before, changed, rowid) in enumerate(shaped):
-            tokens: tuple[tuple[str, str], ...] = (("R", rowid),)
-            if i == 0:
-                tokens += (("L", str(txn.commit_scn)), ("6", xid))
-            records.append(
-                TrailRecord(
-                    xid=xid,
-                    commit_scn=txn.commit_scn,
-                    commit_time=commit_time,
-                    trans_ind=TransInd.of(i, count),
-                    io_type=io_type,
-                    op=op,
-                    before_after=ba,
-                    owner=table.owner,
-                    table=table.name,
-                    obj=self._obj_of(rc),
-                    columns=columns,
-                    before=before,
-                    key_columns=table.key_columns,
-                    changed_columns=changed,
-                    rowid=rowid,
-                    scn=rc.scn,
-                    subscn=rc.subscn,
-                    op_time=render_time(rc.time),
-                    thread=rc.thread,
-                    sequence=rc.seq,
-                    rba=str(Rba(rc.seq, rc.block, rc.offset)),
-                    tokens=tokens,
-                )  # fmt: skip
-            )
-            self.emitted[(f"{table.owner}.{table.name}", op)] += 1
-            self.trail_counts[(self._obj_of(rc), "UPDATE" if op == "PK_UPDATE" else op)] += 1
-        if records:
+        pending: tuple[int, Any] | None = None
+        for i, item in enumerate(shaped):
+            if pending is not None:
+                yield self._record(txn, xid, commit_time, *pending, last=False)
+            pending = (i, item)
+        if pending is not None:
+            yield self._record(txn, xid, commit_time, *pending, last=True)
             self.counters["transactions"] += 1
-        return records
+        self.counters.update(row_counts)
+
+    def _record(
+        self, txn: CommittedTransaction, xid: str, commit_time: str, i: int, item: Any, *, last: bool
+    ) -> TrailRecord:
+        rc, table, io_type, op, ba, columns, before, changed, rowid = item
+        tokens: tuple[tuple[str, str], ...] = (("R", rowid),)
+        if i == 0:
+            tokens += (("L", str(txn.commit_scn)), ("6", xid))
+        trans_ind = (TransInd.ONLY if i == 0 else TransInd.LAST) if last else TransInd.of(i, i + 2)
+        record = TrailRecord(
+            xid=xid,
+            commit_scn=txn.commit_scn,
+            commit_time=commit_time,
+            trans_ind=trans_ind,
+            io_type=io_type,
+            op=op,
+            before_after=ba,
+            owner=table.owner,
+            table=table.name,
+            obj=self._obj_of(rc),
+            columns=columns,
+            before=before,
+            key_columns=table.key_columns,
+            changed_columns=changed,
+            rowid=rowid,
+            scn=rc.scn,
+            subscn=rc.subscn,
+            op_time=render_time(rc.time),
+            thread=rc.thread,
+            sequence=rc.seq,
+            rba=str(Rba(rc.seq, rc.block, rc.offset)),
+            tokens=tokens,
+        )  # fmt: skip
+        self.emitted[(f"{table.owner}.{table.name}", op)] += 1
+        self.trail_counts[(self._obj_of(rc), "UPDATE" if op == "PK_UPDATE" else op)] += 1
+        return record
 
     def emit_all(self, transactions: Iterable[CommittedTransaction]) -> Iterator[TrailRecord]:
         for txn in transactions:
-            yield from self.emit(txn)
+            yield from self.iter_emit(txn)
 
     def table_name(self, obj: int) -> str:
         """``OWNER.TABLE`` of an object as the dictionary last knew it, else ``OBJ_<n>``."""
