@@ -1,12 +1,17 @@
-"""Spark decode + assemble throughput: MB of redo per second end to end, 1 core against 2.
+"""Spark decode + assemble: MB of redo per second end to end, 1 core against 2, and peak memory.
 
-Generates a random workload of ``--size`` (redo_lib.synth, once, cached in ``--work``), writes a
-batch manifest for its logs, then runs ``spark-submit spark_jobs/decode.py`` and ``assemble.py``
-with ``--master local[N]`` for each N of ``--cores``, timing each stage and taking the peak RSS of the
-Spark processes (JVM and Python workers, RUSAGE_CHILDREN). The single-process decode
-(``python -m redo_lib decode``) is timed beside them as the reference.
+Generates a random workload of ``--size`` (redo_lib.synth, once, cached in ``--work``; with
+``--one-transaction`` the whole workload is one transaction), writes a batch manifest for its first
+``--logs`` logs (all by default; a prefix of the sequence is a valid batch: the transactions still
+open at its end are carried out), then runs ``spark-submit spark_jobs/decode.py`` and
+``assemble.py`` with ``--master local[N]`` for each N of ``--cores``, timing each stage. Memory:
+``peak_process_rss_mb`` is the largest resident set of any process of the run (the driver JVM, in
+practice: RUSAGE_CHILDREN), ``peak_python_worker_rss_mb`` the largest Python worker of assembly (from
+``counts.json``: each partition records its worker's high-water mark). ``--single`` also times the
+single-process decode (``python -m redo_lib decode``), the reference.
 
-    .venv/bin/python bench/bench_spark.py --size 200MB --cores 1 2 --work /tmp/redotrail-bench-spark
+    .venv/bin/python bench/bench_spark.py --size 5GB --logs 16 --cores 1 2
+    .venv/bin/python bench/bench_spark.py --size 2GB --one-transaction --cores 2
 """
 
 from __future__ import annotations
@@ -27,38 +32,62 @@ from redo_lib.batches import LogEntry, Manifest, write_manifest  # noqa: E402
 from redo_lib.pipeline import describe_logs  # noqa: E402
 
 
-def _run(cmd: list[str], env: dict[str, str]) -> float:
+def _run(cmd: list[str], env: dict[str, str], log: Path) -> float:
     started = time.monotonic()
-    subprocess.run(cmd, check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with log.open("w") as out:
+        subprocess.run(cmd, check=True, env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
     return time.monotonic() - started
 
 
+def _peak_children_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--size", default="200MB")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="200MB", help="generated redo volume, e.g. 1GB")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--one-transaction", action="store_true", help="the whole workload in one transaction"
+    )
+    parser.add_argument("--logs", type=int, default=None, help="use only the first N logs")
     parser.add_argument("--cores", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--range-mb", type=float, default=16.0)
+    parser.add_argument("--range-mb", type=float, default=64.0, help="decode block range per task")
+    parser.add_argument("--driver-memory", default="2g")
+    parser.add_argument("--single", action="store_true", help="also time the single-process decode")
     parser.add_argument("--work", type=Path, default=Path("/tmp/redotrail-bench-spark"))
     args = parser.parse_args()
-    synth = args.work / f"synth-{args.size}-{args.seed}"
+    label = f"synth-{args.size}-{args.seed}" + ("-one" if args.one_transaction else "")
+    synth = args.work / label
     py = sys.executable
     if not (synth / "expected" / "trail.jsonl").exists():
+        extra = ["--one-transaction"] if args.one_transaction else []
         subprocess.run([py, "-m", "redo_lib.synth", "--random", "--seed", str(args.seed), "--size", args.size,
-                        "--out", str(synth)], check=True, cwd=REPO)  # fmt: skip
-    logs = sorted((synth / "logs").glob("*.arc"))
+                        "--no-steps", *extra, "--out", str(synth)], check=True, cwd=REPO)  # fmt: skip
+    logs = sorted((synth / "logs").glob("*.arc"), key=lambda p: [int(x) for x in p.stem.split("_")[:2]])
+    logs = logs[: args.logs] if args.logs else logs
     total = sum(p.stat().st_size for p in logs)
     refs = describe_logs(logs)
     env = dict(os.environ, PATH=f"{Path(py).parent}:{os.environ['PATH']}", SPARK_LOCAL_IP="127.0.0.1",
                PYSPARK_PYTHON=py, TZ="UTC")  # fmt: skip
-    results = {"size_bytes": total, "logs": len(logs), "range_mb": args.range_mb, "runs": []}
-    t = _run(
-        [py, "-m", "redo_lib", "decode", *map(str, logs), "--dictionary", str(synth / "dictionary.json")], env
-    )
-    results["single_process_seconds"] = round(t, 1)
-    results["single_process_mb_s"] = round(total / 1e6 / t, 2)
+    results: dict = {"workload": label, "logs": len(logs), "size_bytes": total, "range_mb": args.range_mb,
+                     "runs": []}  # fmt: skip
+    print(json.dumps({k: v for k, v in results.items() if k != "runs"}), flush=True)
+    if args.single:
+        cmd = [
+            py,
+            "-m",
+            "redo_lib",
+            "decode",
+            *map(str, logs),
+            "--dictionary",
+            str(synth / "dictionary.json"),
+        ]
+        t = _run(cmd, env, args.work / f"{label}-single.log")
+        results["single_process"] = {"seconds": round(t, 1), "mb_s": round(total / 1e6 / t, 2)}
+        print(json.dumps(results["single_process"]), flush=True)
     for cores in args.cores:
-        batch = args.work / f"batch-{cores}"
+        batch = args.work / f"batch-{label}-{cores}"
         entries = tuple(
             LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location)
             for r in refs
@@ -67,26 +96,22 @@ def main() -> int:
             batch,
             Manifest(batch_id=f"bench-{cores}", logs=entries, dictionary=str(synth / "dictionary.json")),
         )
-        submit = [
-            str(Path(py).with_name("spark-submit")),
-            "--master",
-            f"local[{cores}]",
-            "--driver-memory",
-            "2g",
-        ]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        decode = _run(
-            [*submit, "spark_jobs/decode.py", "--batch-dir", str(batch), "--range-mb", str(args.range_mb)],
-            env,
-        )
-        assemble = _run([*submit, "spark_jobs/assemble.py", "--batch-dir", str(batch)], env)
-        peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before)
+        submit = [str(Path(py).with_name("spark-submit")), "--master", f"local[{cores}]",
+                  "--driver-memory", args.driver_memory]  # fmt: skip
+        decode = _run([*submit, "spark_jobs/decode.py", "--batch-dir", str(batch), "--range-mb", str(args.range_mb)],
+                      env, batch.with_suffix(".decode.log"))  # fmt: skip
+        assemble = _run([*submit, "spark_jobs/assemble.py", "--batch-dir", str(batch)], env,
+                        batch.with_suffix(".assemble.log"))  # fmt: skip
         counts = json.loads((batch / "counts.json").read_text())
         results["runs"].append({
             "cores": cores, "decode_s": round(decode, 1), "assemble_s": round(assemble, 1),
             "end_to_end_mb_s": round(total / 1e6 / (decode + assemble), 2),
-            "decode_mb_s": round(total / 1e6 / decode, 2), "peak_child_rss_mb": round(peak / 1024, 1),
+            "decode_mb_s": round(total / 1e6 / decode, 2),
+            "peak_process_rss_mb": round(_peak_children_mb(), 1),
+            "peak_python_worker_rss_mb": counts.get("resources", {}).get("peak_rss_mb"),
             "trail_records": sum(sum(v.values()) for v in counts["trail"].values()),
+            "transactions": counts.get("transactions", {}).get("emitted", 0),
+            "open_carried_out": counts.get("transactions", {}).get("open_carried_out", 0),
         })  # fmt: skip
         print(json.dumps(results["runs"][-1]), flush=True)
     if len(results["runs"]) > 1:
@@ -95,6 +120,8 @@ def main() -> int:
             (one["decode_s"] + one["assemble_s"]) / (two["decode_s"] + two["assemble_s"]), 2
         )
     print(json.dumps(results, indent=2))
+    out = args.work / f"results-{label}-{args.logs or 'all'}.json"
+    out.write_text(json.dumps(results, indent=2))
     return 0
 
 

@@ -176,6 +176,9 @@ def events_schema() -> Any:
         ),
         pa.field("ddl_text", pa.string()),
         pa.field("ddl_schema", pa.string()),
+        pa.field("lob_id", pa.binary()),  # LOB pieces (kind LOB): LOB id, page number, page data
+        pa.field("lob_page", pa.int64()),
+        pa.field("lob_data", pa.binary()),
     ]
     return pa.schema(fields)
 

@@ -124,6 +124,8 @@ def _stats_text(header: LogHeader, name: str, report: DecodeReport) -> str:
             "",
             "opaque vectors: " + ", ".join(f"{k}: {v}" for k, v in data["opaque_by_category"].items()),
         ]
+    if data["lobs"]:
+        lines += ["", "LOB and index vectors: " + ", ".join(f"{k}: {v}" for k, v in data["lobs"].items())]
     lines += ["", f"skipped: {len(report.skipped)}  corrupt ranges: {len(report.corrupt_ranges)}"]
     lines += [f"  {s.kind}: {s.position}: {s.message}" for s in report.skipped]
     return "\n".join(lines) + "\n"

@@ -210,6 +210,9 @@ def reconcile(
             "open_carried_out": sum(1 for e in open_events if e.kind is EventKind.BEGIN),
         },
         "unknown_objects": {str(k): v for k, v in sorted(emitter.unknown_objects.items())},
+        # LOB values in row / out of row, pieces, and what could not be resolved or attached (counted,
+        # never dropped silently: docs/lobs.md)
+        "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")},
         "issues": {
             k: v for k, v in sorted(table.counters.items()) if k not in ("begun", "committed", "rolled_back")
         },

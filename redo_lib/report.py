@@ -66,6 +66,7 @@ class DecodeReport:
     __slots__ = (
         "bytes",
         "corrupt_ranges",
+        "lobs",
         "opaque_by_category",
         "records",
         "records_by_opcode",
@@ -81,6 +82,10 @@ class DecodeReport:
         self.records_by_opcode: Counter[tuple[int, int]] = Counter()  # records holding >= 1 such vector
         self.vectors_by_opcode: Counter[tuple[int, int]] = Counter()
         self.opaque_by_category: Counter[str] = Counter()
+        # LOB and index vectors by what they are (format/ops/lob.py ``classify``): llb_vectors,
+        # lob_data_pieces, lob_other_vectors, lob_undo_vectors, lob_page_images, direct_load_*,
+        # index_vectors_ignored, index_undo_vectors
+        self.lobs: Counter[str] = Counter()
         self.skipped: list[Skipped] = []
         self.corrupt_ranges: list[CorruptRange] = []
 
@@ -89,9 +94,16 @@ class DecodeReport:
         return sum(self.vectors_by_opcode.values())
 
     def count_record(
-        self, *, vld: int, length: int, opcodes: Iterable[tuple[int, int]], opaque: Iterable[str] = ()
+        self,
+        *,
+        vld: int,
+        length: int,
+        opcodes: Iterable[tuple[int, int]],
+        opaque: Iterable[str] = (),
+        lobs: Iterable[str] = (),
     ) -> None:
-        """Count one record: its VLD, its length, the opcodes of its vectors, its opaque categories."""
+        """Count one record: its VLD, its length, the opcodes of its vectors, its opaque categories
+        and its LOB / index vectors by kind."""
         ops = list(opcodes)
         self.records += 1
         self.bytes += length
@@ -99,6 +111,7 @@ class DecodeReport:
         self.vectors_by_opcode.update(ops)
         self.records_by_opcode.update(set(ops))
         self.opaque_by_category.update(opaque)
+        self.lobs.update(lobs)
 
     def add_skipped(self, error: RedoError) -> None:
         """Record an item left out because of ``error`` (its position, kind and message)."""
@@ -118,6 +131,7 @@ class DecodeReport:
             out.records_by_opcode.update(rep.records_by_opcode)
             out.vectors_by_opcode.update(rep.vectors_by_opcode)
             out.opaque_by_category.update(rep.opaque_by_category)
+            out.lobs.update(rep.lobs)
             out.skipped.extend(rep.skipped)
             out.corrupt_ranges.extend(rep.corrupt_ranges)
         return out
@@ -132,6 +146,7 @@ class DecodeReport:
             "records_by_opcode": {_opcode_key(k): v for k, v in sorted(self.records_by_opcode.items())},
             "vectors_by_opcode": {_opcode_key(k): v for k, v in sorted(self.vectors_by_opcode.items())},
             "opaque_by_category": dict(sorted(self.opaque_by_category.items())),
+            "lobs": dict(sorted(self.lobs.items())),
             "skipped": [s.to_dict() for s in self.skipped],
             "corrupt_ranges": [r.to_dict() for r in self.corrupt_ranges],
         }

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from redo_lib.assembly.events import EventKind
 from redo_lib.batches import (
     ORDER_FIELDS,
     assemble_arrow,
@@ -79,14 +80,27 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
         carried = session.read.schema(schema).parquet(str(carried_in)).withColumn("carried", F.lit(True))
         events = events.unionByName(carried)
     partitions = args.partitions or int(session.conf.get("spark.sql.shuffle.partitions"))
-    grouped = events.repartition(partitions, "usn", "slot").sortWithinPartitions(*SORT)
+    # Whole (usn, slot) groups per partition. Transactions that write LOB pages all go to one
+    # partition: an append names pages an earlier transaction of the batch wrote, and the partition's
+    # LOB store (assembly/lobs.py) must hold them (docs/lobs.md). Every other slot is hashed.
+    lob_slots = events.filter(F.col("kind") == int(EventKind.LOB)).select("usn", "slot").distinct()
+    lob_slots = lob_slots.withColumn("_lob", F.lit(True))
+    key = F.when(F.col("_lob"), F.lit(-1)).otherwise(F.pmod(F.xxhash64("usn", "slot"), F.lit(partitions)))
+    grouped = (
+        events.join(F.broadcast(lob_slots), ["usn", "slot"], "left")
+        .withColumn("_part", key)
+        .repartition(partitions, "_part")
+        .drop("_part", "_lob")
+        .sortWithinPartitions(*SORT)
+    )
 
     for name in ("open", "counts"):
         reset_dir(args.batch_dir / name)
     batch_dir = str(args.batch_dir)
     # DDL first (a few rows, on the driver): every partition must see the same dictionary versions
     ddl_rows = [
-        r.asDict(recursive=True) for r in events.filter(F.col("kind") == 6).orderBy(*SORT[2:]).collect()
+        r.asDict(recursive=True)
+        for r in events.filter(F.col("kind") == int(EventKind.DDL)).orderBy(*SORT[2:]).collect()
     ]
     for row in ddl_rows:
         row.pop("carried", None)

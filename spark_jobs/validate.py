@@ -99,6 +99,16 @@ def render_declared_columns(columns: dict[str, list[str]] | None) -> str:
     return f"SELECT * FROM VALUES {values} AS d(source_table, names)"
 
 
+def render_lob_issues(counts: dict[str, Any]) -> str:
+    """counts.json's unresolved LOB values (``lobs.lob_values_unresolved``) as a SQL row set."""
+    unresolved = int((counts.get("lobs") or {}).get("lob_values_unresolved") or 0)
+    if not unresolved:
+        return "SELECT CAST(NULL AS STRING) AS problem, CAST(NULL AS STRING) AS detail WHERE false"
+    # no JSON literal: GX reads braces in the query as its placeholders
+    detail = f"to_json(named_struct('lob_values_unresolved', {unresolved}))"
+    return f"SELECT 'LOB values left unresolved (locator hex)' AS problem, {detail} AS detail"
+
+
 def suite_parameters(
     suite: dict[str, Any], counts: dict[str, Any], manifest: dict[str, Any]
 ) -> dict[str, Any]:
@@ -107,6 +117,7 @@ def suite_parameters(
         "rolled_back_xids": sorted(str(x) for x in counts.get("rolled_back_xids") or ()),
         "counts": render_counts(counts),
         "declared_columns": render_declared_columns(counts.get("columns") or manifest.get("columns")),
+        "lob_issues": render_lob_issues(counts),
     }
 
 

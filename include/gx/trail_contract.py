@@ -9,13 +9,15 @@ Data Docs and in ``report/summary.json`` points at a contract rule. Two kinds of
   ``"$name"`` is a parameter the validator fills from the batch (``rolled_back_xids``).
 * ``"sql"``: the name of ``include/gx/sql/<sql>.sql``, run as an ``UnexpectedRowsExpectation``
   (per-transaction and cross-record rules; GX supports it on Spark, not on pandas). ``{batch}`` is
-  GX's placeholder for the trail; ``$source_table``, ``$counts`` and ``$declared_columns`` are filled
-  by the validator (``OWNER.TABLE`` of a record; counts.json as rows; declared insert columns).
+  GX's placeholder for the trail; ``$source_table``, ``$counts``, ``$declared_columns`` and
+  ``$lob_issues`` are filled by the validator (``OWNER.TABLE`` of a record; counts.json as rows; declared insert columns).
   Every query returns the offending rows as ``trail_seq, xid, problem, detail`` (``detail`` JSON);
   the checks of one rule share a query (one Spark job instead of several).
 
-Rules 3, 4, 5, 16 and 17 are about what the decoder reads from the redo and are checked by the
+Rules 3, 4, 5 and 16 are about what the decoder reads from the redo and are checked by the
 reference tests, not here: the trail alone cannot show a missing undo vector or a mis-rendered value.
+Rule 17 is checked as far as the trail and counts.json show it (a LOB value left unresolved); that
+the pieces were stitched in the right order is the reference tests' business.
 """
 
 SUITE_NAME = "trail_contract"
@@ -108,4 +110,8 @@ EXPECTATIONS = [
      "title": "Position: RBA written 0xSEQ.BLOCK.OFFSET",
      "expectation": "ExpectColumnValuesToMatchRegex",
      "kwargs": {"column": "rba", "regex": "^0x[0-9a-f]+\\.[0-9a-f]+\\.[0-9a-f]+$"}},
+    # -- values -----------------------------------------------------------------------------------
+    {"name": "lobs_complete", "rule": 17,
+     "title": "LOB values complete: described LOB columns are in the image, none left unresolved",
+     "sql": "lobs_complete"},
 ]  # fmt: skip

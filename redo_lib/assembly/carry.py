@@ -1,7 +1,7 @@
 """ChangeBuffer: the changes of one open transaction, in order, with bounded memory.
 
 A transaction can hold any number of changes (a batch job updating tens of millions of rows), so
-its buffer keeps at most ``memory_limit`` events in memory and spills older ones to a temporary
+its buffer keeps at most ``memory_limit`` events (and about ``memory_bytes`` of LOB data) in memory and spills older ones to a temporary
 file in chunks. The only operations transaction assembly needs are append, pop-last (partial
 rollbacks cancel changes LIFO, redo-format §6.3) and in-order iteration at commit; pops touch the
 newest events, which always stay in memory or come back one chunk at a time, so memory stays at
@@ -21,15 +21,24 @@ from typing import BinaryIO
 from redo_lib.assembly.events import ChangeEvent
 
 DEFAULT_MEMORY_LIMIT = 50_000  # events kept in memory per transaction before spilling
+DEFAULT_MEMORY_BYTES = 64 << 20  # LOB data kept in memory per transaction before spilling
 
 
 class ChangeBuffer:
     """Append / pop-last / iterate over the events of one transaction, spilling past a limit."""
 
-    def __init__(self, memory_limit: int = DEFAULT_MEMORY_LIMIT, spill_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        memory_limit: int = DEFAULT_MEMORY_LIMIT,
+        spill_dir: str | None = None,
+        memory_bytes: int = DEFAULT_MEMORY_BYTES,
+    ) -> None:
         if memory_limit < 2:
             raise ValueError("memory_limit must be at least 2")
         self._limit = memory_limit
+        self._byte_limit = memory_bytes
+        self._tail_bytes = 0  # LOB data bytes of the in-memory events
+        self.lob_pieces = 0  # LOB piece events in the buffer (assembly/lobs.py reads them at commit)
         self._chunk = max(1, memory_limit // 2)
         self._spill_dir = spill_dir
         self._tail: list[ChangeEvent] = []
@@ -48,7 +57,10 @@ class ChangeBuffer:
 
     def append(self, event: ChangeEvent) -> None:
         self._tail.append(event)
-        if len(self._tail) >= self._limit:
+        if event.lob_data or event.lob_id:
+            self.lob_pieces += 1
+            self._tail_bytes += len(event.lob_data)
+        if len(self._tail) >= self._limit or (self._tail_bytes > self._byte_limit and len(self._tail) > 1):
             self._spill()
 
     def last(self) -> ChangeEvent | None:
@@ -59,7 +71,11 @@ class ChangeBuffer:
     def pop(self) -> ChangeEvent:
         if not self._tail and self._chunks:
             self._unspill()
-        return self._tail.pop()
+        event = self._tail.pop()
+        if event.lob_data or event.lob_id:
+            self.lob_pieces -= 1
+            self._tail_bytes -= len(event.lob_data)
+        return event
 
     def __iter__(self) -> Iterator[ChangeEvent]:
         if self._file is not None:
@@ -75,12 +91,17 @@ class ChangeBuffer:
         self._chunks.clear()
         self._tail.clear()
         self._spilled = 0
+        self._tail_bytes = 0
+        self.lob_pieces = 0
 
     def _spill(self) -> None:
         if self._file is None:
             # the buffer owns the file for its lifetime; close() releases it
             self._file = tempfile.TemporaryFile(prefix="redotrail-txn-", dir=self._spill_dir)  # noqa: SIM115
-        oldest, self._tail = self._tail[: self._chunk], self._tail[self._chunk :]
+        # the oldest half by count, or by LOB bytes when they are what overflows
+        size = self._chunk if len(self._tail) >= self._limit else max(1, len(self._tail) // 2)
+        oldest, self._tail = self._tail[:size], self._tail[size:]
+        self._tail_bytes -= sum(len(e.lob_data) for e in oldest)
         data = pickle.dumps(oldest, protocol=pickle.HIGHEST_PROTOCOL)
         self._file.seek(0, os.SEEK_END)
         offset = self._file.tell()
@@ -96,4 +117,5 @@ class ChangeBuffer:
         events: list[ChangeEvent] = pickle.loads(self._file.read(length))
         self._file.truncate(offset)
         self._spilled -= len(events)
+        self._tail_bytes += sum(len(e.lob_data) for e in events)
         self._tail = events + self._tail

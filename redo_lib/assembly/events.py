@@ -26,6 +26,7 @@ from redo_lib.format.model import (
     DirectLoadBlock,
     Kdo,
     KdoOpCode,
+    LobChange,
     PartialRollback,
     RedoRecord,
     RowOperation,
@@ -33,6 +34,7 @@ from redo_lib.format.model import (
     TransactionEnd,
     UndoRecord,
 )
+from redo_lib.format.ops.lob import lob_piece
 from redo_lib.scn import Xid
 
 # An image: (column index in the row, value) pairs, value None for SQL NULL. Index is segcol# - 1.
@@ -50,6 +52,7 @@ class EventKind(enum.IntEnum):
     COMMIT = 4
     ROLLBACK = 5
     DDL = 6
+    LOB = 7  # a piece of LOB data (5.1 opc 26.1 + 26.2 with a fill item), see assembly/lobs.py
 
 
 @final
@@ -87,6 +90,9 @@ class ChangeEvent:
     rows: MultiRows = ()  # QMI / QMD rows (after for inserts, before for deletes)
     ddl_text: str = ""
     ddl_schema: str = ""
+    lob_id: bytes = b""  # LOB pieces: the 10-byte LOB id, page number and data; bdba = the page DBA
+    lob_page: int = 0
+    lob_data: bytes = b""
     extra: tuple[tuple[str, Any], ...] = field(default=())
 
     @property
@@ -135,6 +141,9 @@ class ChangeEvent:
             "rows": [{"slot": s, "values": list(vals)} for s, vals in self.rows],
             "ddl_text": self.ddl_text,
             "ddl_schema": self.ddl_schema,
+            "lob_id": self.lob_id,
+            "lob_page": self.lob_page,
+            "lob_data": self.lob_data,
         }
 
     @classmethod
@@ -176,6 +185,9 @@ class ChangeEvent:
             rows=tuple((int(r["slot"]), tuple(r["values"])) for r in row["rows"] or ()),
             ddl_text=row.get("ddl_text") or "",
             ddl_schema=row.get("ddl_schema") or "",
+            lob_id=bytes(row.get("lob_id") or b""),
+            lob_page=int(row.get("lob_page") or 0),
+            lob_data=bytes(row.get("lob_data") or b""),
         )
 
 
@@ -322,8 +334,9 @@ def _pair_event(record: RedoRecord, undo_vec: ChangeVector, redo_vec: ChangeVect
 def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
     """The change events of one redo record, in vector order (redo-format §6.1).
 
-    A 5.1 is paired with the 11.x that follows it; 5.1 followed by 10.x/26.x (index or LOB
-    maintenance) yields nothing (index changes never enter the trail, contract rule 3). An 11.x
+    A 5.1 is paired with the 11.x that follows it; a 5.1 of opc 26.1 followed by a 26.2 that writes
+    LOB data is a LOB piece (kind LOB); other 5.1 + 10.x/26.x pairs (index or LOB maintenance) yield
+    nothing (index changes never enter the trail, contract rule 3). An 11.x
     followed by 5.6/5.11 is a partial rollback; so is a lone 5.6/5.11 with "user undo done"."""
     vectors = record.vectors
     i = 0
@@ -345,6 +358,16 @@ def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
                 **_event_base(record, vec),
             )  # fmt: skip
         elif isinstance(body, UndoRecord):
+            if body.opc == (26, 1) and nxt is not None and isinstance(nxt.body, LobChange):
+                piece = lob_piece(nxt.body)
+                if piece is not None:  # LOB data of the undo's transaction (§6.1 LOB pair, §6.7)
+                    yield ChangeEvent(
+                        kind=EventKind.LOB, usn=body.xid.usn, slot=body.xid.slot, sqn=body.xid.sqn,
+                        obj=body.obj, dataobj=body.dataobj, redo_op=_opval(nxt), bdba=nxt.body.common.dba,
+                        lob_id=piece[0], lob_page=piece[1], lob_data=piece[2], **_event_base(record, nxt),
+                    )  # fmt: skip
+                i += 2
+                continue
             if body.opc != (11, 1):
                 # index (10.22), LOB (26.1), truncate (14.8) undo: skip it and its redo partner
                 if nxt is not None and nxt.layer in (10, 26):

@@ -6,7 +6,9 @@ Transitions (key = (usn, slot); redo-format §6.2, §6.3; trail contract rules 1
 |------------------|----------------------------------------|-----------------------------------------|
 | BEGIN            | open it                                | ignored (repeated begin)                |
 | CHANGE / DDL     | counted: ``change_without_begin``      | appended to its buffer                  |
-| PARTIAL_ROLLBACK | counted: ``rollback_unmatched``        | cancels the newest matching change      |
+| LOB (piece)      | counted: ``lob_without_begin``         | appended to its buffer                  |
+| PARTIAL_ROLLBACK | counted: ``rollback_unmatched``        | cancels the newest matching change (LOB |
+|                  |                                        | pieces on top first, §6.3)              |
 | COMMIT           | counted: ``commit_without_begin``      | closed; returned as CommittedTransaction|
 | ROLLBACK         | counted: ``rollback_without_begin``    | closed; its changes counted as cancelled|
 
@@ -143,6 +145,7 @@ class TransactionTable:
             name = {
                 EventKind.CHANGE: "change_without_begin",
                 EventKind.DDL: "change_without_begin",
+                EventKind.LOB: "lob_without_begin",
                 EventKind.COMMIT: "commit_without_begin",
                 EventKind.ROLLBACK: "rollback_without_begin",
             }[kind]
@@ -150,7 +153,7 @@ class TransactionTable:
             if kind is EventKind.CHANGE:
                 count_row_change(self.orphaned, event)
             return None
-        if kind in (EventKind.CHANGE, EventKind.DDL):
+        if kind in (EventKind.CHANGE, EventKind.DDL, EventKind.LOB):
             current.buffer.append(event)
             return None
         del self._open[key]
@@ -181,12 +184,23 @@ class TransactionTable:
             self._note("rollback_unmatched", event)
             return
         if event.redo_op == 0:
-            # stand-alone 5.6/5.11: cancels a lone undo or an LMN of the same object
-            if last.redo_op in (0, 0x0B10) and last.obj == event.obj:
+            # stand-alone 5.6/5.11: cancels a LOB piece, a lone undo or an LMN of the same object
+            if last.kind is EventKind.LOB and last.obj == event.obj:
+                buffer.pop()
+                self.counters["lob_pieces_rolled_back"] += 1
+            elif last.redo_op in (0, 0x0B10) and last.obj == event.obj:
                 buffer.pop()
                 self.counters["partial_rollbacks"] += 1
             else:
                 self._note("rollback_unmatched", event)
+            return
+        while last is not None and last.kind is EventKind.LOB:
+            # LOB pieces on top are popped unconditionally before the data pair (OLR, §6.3)
+            buffer.pop()
+            self.counters["lob_pieces_rolled_back"] += 1
+            last = buffer.last()
+        if last is None:
+            self._note("rollback_unmatched", event)
             return
         wanted = _INVERSE.get(event.redo_op)
         if wanted is not None and last.redo_op == wanted and (last.obj == event.obj or not event.obj):

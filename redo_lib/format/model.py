@@ -401,6 +401,88 @@ class DirectLoadBlock:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
+class KdliCommon:
+    """kdli common part of a LOB vector (26.x field 2; 26.1 undo field 4), redo-format §5.10."""
+
+    op: int  # 0 REDO, 1 UNDO, 2 CR, 3 FRMT, 4 INVL, 5 LOAD, 6 BIMG, 7 SINV
+    type: int  # & 0x70: 0x00 new, 0x10 LHB, 0x20 data, 0x30 btree, 0x40 itree, 0x60 aux
+    flg0: int
+    flg1: int
+    psiz: int
+    poff: int
+    dba: int  # the LOB block the vector changes
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KdliItem:
+    """One kdli item (§5.10), by its code byte. Parsed: 1 info (``lob_id``, ``block``, ``slot``),
+    5 zero (``offset``, ``size``), 6 fill (``offset``, ``size`` = fsiz, ``data``), 4 load data and
+    12 load LHB (``lob_id``), 9 suplog (``xid``, ``obj``, ``column``); other codes keep ``raw``."""
+
+    code: int
+    lob_id: bytes = b""
+    block: int = 0  # info: be32 block (the LOB page number in the generator's writes)
+    slot: int = 0
+    offset: int = 0
+    size: int = 0
+    data: bytes = b""
+    xid: Xid | None = None
+    obj: int = 0
+    column: int = 0
+    raw: bytes = b""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobChange:
+    """OP 26.2 — LOB redo (KDLIRREDO), §5.10: KTB, kdli common, one or two kdli items.
+
+    A data piece is a 26.2 with an info item (LOB id, page) and a fill item (the page bytes)."""
+
+    ktb: KtbRedo | None
+    common: KdliCommon
+    items: tuple[KdliItem, ...] = ()
+
+    def item(self, code: int) -> KdliItem | None:
+        return next((i for i in self.items if i.code == code), None)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobSupport:
+    """OP 11.17 — LLB, LogMiner LOB support (§5.0 catalogue: not handled by OLR; no field layout in
+    the doc). Kept as observed in the real oracdc records (low confidence): field 1 16 bytes, field 2
+    one ``kind`` byte, field 3 a structure that for kind 1 holds a 10-byte LOB id at @12 (LOB id shape
+    of §5.7: first four bytes ``00 00 00 01``), field 4 8 bytes."""
+
+    kind: int
+    lob_id: bytes | None = None
+    sizes: tuple[int, ...] = ()  # field lengths, for the report
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobLocator:
+    """A LOB column value in the row: the LOB locator (redo-format §7.8, OLR's reading).
+
+    ``inline`` holds the data of an in-row value (flg2 0x0100, data from @36; ``b""`` for an empty
+    LOB); ``dbas`` the page list of a value stored in LOB pages (flg2 0x0400: page count @24, bytes in
+    the last page @28, page DBAs from @36). ``resolved_by_index`` marks the out-of-row form (flags
+    0x04 clear) that only the LOB index can resolve."""
+
+    flags: int
+    lob_id: bytes
+    flg2: int = 0
+    inline: bytes | None = None
+    page_count: int = 0
+    last_page_bytes: int = 0
+    dbas: tuple[int, ...] = ()
+    resolved_by_index: bool = False
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Opaque:
     """Any vector we classify but do not interpret: 10.x index, 13.x space, 26.x LOB (for now),
     4.1 block cleanout, markers, unknown opcodes. Counted by opcode, never an error."""
@@ -417,6 +499,8 @@ OpBody = (
     | SessionInfo
     | Ddl
     | DirectLoadBlock
+    | LobChange
+    | LobSupport
     | Opaque
 )
 

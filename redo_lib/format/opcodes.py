@@ -1,7 +1,7 @@
 """The OPCODES table: ``(layer, code)`` -> body parser, and the categories of opaque vectors.
 
-Parsed (redo-format §5): 5.1, 5.2, 5.4, 5.6, 5.11, 5.19, 5.20, the 11.x row operations, 19.1 and
-24.1. Everything else becomes ``Opaque(category)`` — classified by layer, counted by the report,
+Parsed (redo-format §5): 5.1, 5.2, 5.4, 5.6, 5.11, 5.19, 5.20, the 11.x row operations, 11.17 LLB,
+19.1, 24.1 and 26.2 LOB redo. Everything else becomes ``Opaque(category)`` — classified by layer, counted by the report,
 never an error. One shared ``Opaque`` instance per category (it is immutable), so opaque vectors
 cost no allocation. Layer 1.
 """
@@ -14,6 +14,7 @@ from redo_lib.format.layout import FileLayout
 from redo_lib.format.model import Opaque, OpBody
 from redo_lib.format.ops.ddl import parse_ddl
 from redo_lib.format.ops.direct_load import parse_direct_load
+from redo_lib.format.ops.lob import parse_llb, parse_lob_redo
 from redo_lib.format.ops.rows import ROW_OPCODES, parse_row_operation
 from redo_lib.format.ops.session import parse_session_continue, parse_session_start
 from redo_lib.format.ops.undo import (
@@ -35,6 +36,8 @@ OPCODES: dict[tuple[int, int], BodyParser] = {
     (5, 20): parse_session_continue,
     (19, 1): parse_direct_load,
     (24, 1): parse_ddl,
+    (26, 2): parse_lob_redo,
+    (11, 17): parse_llb,
     **{(11, code): parse_row_operation for code in ROW_OPCODES},
 }
 

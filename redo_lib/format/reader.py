@@ -45,6 +45,7 @@ from redo_lib.format.blocks import check_blocks
 from redo_lib.format.header import file_layout
 from redo_lib.format.layout import BLOCK_HEADER_SIZE, RECORD_HEADER_SIZE, FileLayout, fast_builder
 from redo_lib.format.model import LogHeader, LwnHeader, Opaque, RedoRecord
+from redo_lib.format.ops.lob import classify_all
 from redo_lib.format.records import VLD_LWN, parse_lwn_header, parse_record
 from redo_lib.report import DecodeReport
 from redo_lib.scn import Rba
@@ -487,4 +488,5 @@ def tally(report: DecodeReport, record: RedoRecord) -> None:
         length=record.length,
         opcodes=[v.opcode for v in record.vectors],
         opaque=[v.body.category for v in record.vectors if isinstance(v.body, Opaque)],
+        lobs=classify_all(record.vectors),
     )

@@ -44,9 +44,12 @@ from redo_lib.format.layout import encode_redo_time  # one encoder; re-exported 
 from redo_lib.format.model import (
     ChangeVector,
     DirectLoadBlock,
+    KdliCommon,
+    KdliItem,
     Kdo,
     KdoOpCode,
     KtbRedo,
+    LobChange,
     Opaque,
     PartialRollback,
     QmiRow,
@@ -62,7 +65,8 @@ from redo_lib.scn import Rba, Uba, Xid
 __all__ = [
     "COMPAT_11_2", "COMPAT_19C", "COMPAT_23AI", "LogFileSpec", "LogWriter", "WriterLayout", "WrittenLog",
     "encode_redo_time", "seal_block", "write_change_vector", "write_direct_load_block", "write_fields",
-    "write_kdo", "write_ktb", "write_record", "write_row_image", "xor_words",
+    "write_kdli_common", "write_kdli_item", "write_kdo", "write_ktb", "write_lob_locator", "write_record",
+    "write_row_image", "xor_words",
 ]  # fmt: skip
 
 COMPAT_11_2 = 0x0B200400
@@ -218,6 +222,12 @@ def _body_fields(layout: WriterLayout, cv: ChangeVector) -> tuple[bytes, ...]:
         return _session_fields(layout, body, cv.code)
     if isinstance(body, DirectLoadBlock):
         return write_direct_load_block(layout, body)
+    if isinstance(body, LobChange):
+        return (
+            write_ktb(layout, body.ktb),
+            write_kdli_common(layout, body.common),
+            *(write_kdli_item(layout, i) for i in body.items),
+        )
     if isinstance(body, Opaque):
         raise FormatError(f"opaque {body.category} vector {cv.layer}.{cv.code} needs raw fields")
     raise FormatError(f"no encoder for {type(body).__name__}")
@@ -439,6 +449,46 @@ def _session_fields(layout: WriterLayout, s: SessionInfo, code: int) -> tuple[by
     )
     audit = layout.pack("I", s.audit_session_id)
     return (ident, *(t.encode() for t in who), name, flags, version, audit, client)
+
+
+def write_kdli_common(layout: WriterLayout, c: KdliCommon) -> bytes:
+    """kdli common (§5.10, 12 bytes): op, type, flg0, flg1, psiz, poff, DBA."""
+    return layout.pack("BBBBHHI", c.op, c.type, c.flg0, c.flg1, c.psiz, c.poff, c.dba)
+
+
+def write_kdli_item(layout: WriterLayout, item: KdliItem) -> bytes:
+    """A kdli item (§5.10): info (code 1: LOB id @1, be32 block @11, be16 slot @15) and fill (code 6:
+    offset @2, fsiz @4, data length @6, data from @8); other codes are written from ``raw``."""
+    if item.code == 1:
+        return (
+            bytes([1])
+            + item.lob_id.ljust(10, b"\0")
+            + item.block.to_bytes(4, "big")
+            + item.slot.to_bytes(2, "big")
+        )
+    if item.code == 6:
+        return layout.pack("BxHHH", 6, item.offset, item.size, len(item.data)) + item.data
+    return item.raw
+
+
+def write_lob_locator(
+    lob_id: bytes,
+    *,
+    inline: bytes | None = None,
+    dbas: Sequence[int] = (),
+    last_page_bytes: int = 0,
+    chunk: int = 0,
+) -> bytes:
+    """A LOB locator (§7.8) with an in-row body: flags @5 = 0x04, LOB id @10, be16 body size @20, be16
+    flg2 @22; ``inline`` data (flg2 0x0100, chunk size be16 @28, data from @36), else the page list
+    (flg2 0x0400, be32 page count @24, be16 bytes in the last page @28, be32 DBAs from @36)."""
+    head = bytes(5) + b"\x04" + bytes(4) + lob_id.ljust(10, b"\0")
+    if inline is not None:
+        body = (0x0100).to_bytes(2, "big") + bytes(4) + chunk.to_bytes(2, "big") + bytes(6) + inline
+    else:
+        body = (0x0400).to_bytes(2, "big") + len(dbas).to_bytes(4, "big") + last_page_bytes.to_bytes(2, "big")
+        body += bytes(6) + b"".join(d.to_bytes(4, "big") for d in dbas)
+    return head + (len(body) + 2).to_bytes(2, "big") + body
 
 
 def write_direct_load_block(layout: WriterLayout, d: DirectLoadBlock) -> tuple[bytes, ...]:

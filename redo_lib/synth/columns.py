@@ -30,7 +30,16 @@ from redo_lib.errors import RedoError, ScenarioError
 from redo_lib.values.codecs import encode_value
 from redo_lib.values.datetimes import encode_timestamp
 
-__all__ = ["TYPE_CODES", "ColumnType", "Timestamp", "encode", "normalize", "parse_type", "render"]
+__all__ = [
+    "LOB_TYPES",
+    "TYPE_CODES",
+    "ColumnType",
+    "Timestamp",
+    "encode",
+    "normalize",
+    "parse_type",
+    "render",
+]
 
 #: Oracle internal type codes of the supported column types (redo-format §7).
 TYPE_CODES = {
@@ -41,7 +50,11 @@ TYPE_CODES = {
     "TIMESTAMP": 180,
     "RAW": 23,
     "BINARY_DOUBLE": 101,
+    "CLOB": 112,
+    "NCLOB": 112,  # charset form 2
+    "BLOB": 113,
 }
+LOB_TYPES = frozenset({"CLOB", "NCLOB", "BLOB"})
 _DEFAULT_LENGTH = {
     "NUMBER": 22,
     "VARCHAR2": 4000,
@@ -50,10 +63,14 @@ _DEFAULT_LENGTH = {
     "TIMESTAMP": 11,
     "RAW": 2000,
     "BINARY_DOUBLE": 8,
+    "CLOB": 4000,  # the locator's size in the dictionary, as DBA_TAB_COLS shows LOBs
+    "NCLOB": 4000,
+    "BLOB": 4000,
 }
 _MAX_LENGTH = {"VARCHAR2": 4000, "CHAR": 2000, "RAW": 2000}
 _TYPE_RE = re.compile(r"^\s*([A-Z_0-9]+)\s*(?:\(\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?\))?\s*$")
 _CHARSET = "AL32UTF8"
+_NATIONAL = "AL16UTF16"
 
 
 @final
@@ -138,11 +155,20 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
         return None
     name = ctype.name
     if isinstance(value, dict):
-        if set(value) != {"repeat", "times"} or name not in ("VARCHAR2", "CHAR", "RAW"):
+        if name in LOB_TYPES and value == {"empty": True}:
+            return "" if name != "BLOB" else b""  # EMPTY_CLOB() / EMPTY_BLOB(): a LOB, not NULL
+        if set(value) != {"repeat", "times"} or name not in ("VARCHAR2", "CHAR", "RAW", *LOB_TYPES):
             raise ScenarioError(
-                f"{what}: the only value expression is {{repeat: text, times: n}} for text / RAW"
+                f"{what}: value expressions are {{repeat: text, times: n}} for text / RAW / LOBs and "
+                "{empty: true} for LOBs"
             )
         value = str(value["repeat"]) * int(value["times"])
+    if name in ("CLOB", "NCLOB"):
+        if isinstance(value, bytes | bytearray) or value == "":
+            return None if value == "" else _bad(what, value, name)
+        return str(value)
+    if name == "BLOB":
+        return normalize(ColumnType("RAW", 1 << 40), value, what)
     if name == "NUMBER":
         if isinstance(value, bool):
             raise ScenarioError(f"{what}: a boolean is not a NUMBER")
@@ -203,6 +229,10 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
         raise ScenarioError(f"{what}: {value!r} is not a BINARY_DOUBLE") from None
 
 
+def _bad(what: str, value: Any, name: str) -> Any:
+    raise ScenarioError(f"{what}: cannot use {value!r} as {name}")
+
+
 def _check_year(moment: dt.datetime, what: str) -> None:
     if not 1 <= moment.year <= 9999:
         raise ScenarioError(f"{what}: year {moment.year} out of range")
@@ -213,7 +243,7 @@ def encode(ctype: ColumnType, value: Any) -> bytes:
     try:
         if ctype.name == "TIMESTAMP":
             return encode_timestamp(value.moment, nanos=value.nanos)
-        return encode_value(ctype.code, value, charset=_CHARSET)
+        return encode_value(ctype.code, value, charset=_NATIONAL if ctype.name == "NCLOB" else _CHARSET)
     except RedoError as exc:
         raise ScenarioError(f"cannot encode {value!r} as {ctype}: {exc.message}") from exc
 
@@ -225,13 +255,13 @@ def render(ctype: ColumnType, value: Any) -> str | None:
     name = ctype.name
     if name == "NUMBER":
         return _render_number(value)
-    if name in ("VARCHAR2", "CHAR"):
+    if name in ("VARCHAR2", "CHAR", "CLOB", "NCLOB"):
         return str(value)
     if name == "DATE":
         return value.strftime("%Y-%m-%dT%H:%M:%S")
     if name == "TIMESTAMP":
         return str(value)
-    if name == "RAW":
+    if name in ("RAW", "BLOB"):
         return bytes(value).hex().upper()
     if math.isnan(value):
         return "Nan"

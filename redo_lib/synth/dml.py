@@ -23,9 +23,10 @@ from redo_lib.errors import ScenarioError
 from redo_lib.format.model import ChangeVector, DirectLoadBlock, QmiRow, UndoRecord
 from redo_lib.scn import Uba
 from redo_lib.synth.blocks import write_block_image
-from redo_lib.synth.columns import normalize, render
+from redo_lib.synth.columns import LOB_TYPES, encode, normalize, render
 from redo_lib.synth.database import Piece, Row, TableState, make_dba
 from redo_lib.synth.expected import pending_record
+from redo_lib.synth.lobs import LobPage
 from redo_lib.synth.logs import Placed
 from redo_lib.synth.pairs import (
     array_delete_pairs,
@@ -34,12 +35,22 @@ from redo_lib.synth.pairs import (
     insert_pairs,
     update_pairs,
 )
-from redo_lib.synth.scenario import Delete, DirectInsert, Insert, Predicate, Update
+from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, Predicate, Update
 
 if TYPE_CHECKING:
     from redo_lib.synth.engine import Engine, OpenTxn
 
-__all__ = ["Change", "delete", "direct_insert", "insert", "matching", "revert", "settle", "update"]
+__all__ = [
+    "Change",
+    "append_lob",
+    "delete",
+    "direct_insert",
+    "insert",
+    "matching",
+    "revert",
+    "settle",
+    "update",
+]
 
 _MAX_ARRAY = 255  # QMI / QMD nrow is a u8
 
@@ -95,6 +106,11 @@ def _expect(
             thread=placed.thread,
             sequence=placed.sequence,
             rba=str(placed.rba),
+            lob_columns=[
+                (cols[i].name, len(encode(cols[i].type, values[i])))
+                for i in columns
+                if cols[i].type.name in LOB_TYPES and values[i] is not None
+            ],
         )
     )
 
@@ -162,22 +178,23 @@ def insert(e: Engine, t: OpenTxn, step: Insert) -> None:
             _expect_insert(t, table, row, placed)
         group.clear()
 
+    lob_columns = [i for i, c in enumerate(table.spec.columns) if c.type.name in LOB_TYPES]
     for row in rows:
         table.check_unique(row.values, t.ident)
+        pages = _new_lobs(e, table, row, lob_columns)
         _place(e, t, table, row)
         single = len(row.pieces) == 1
-        if step.array and len(rows) > 1 and single:
+        if step.array and len(rows) > 1 and single and not lob_columns:
             if group and (group[0].pieces[0].block != row.pieces[0].block or len(group) >= _MAX_ARRAY):
                 flush()
             group.append(row)
             continue
         flush()
         pairs = insert_pairs(ctx, table, row)
-        placements = [e.write_pair(t, table, undo, redo) for undo, redo in pairs]
+        undos: list[tuple[UndoRecord, Uba]] = []
+        placements = _write_with_lobs(e, t, table, pairs, pages, step.lob_pieces, undos)
         _index_noise(e, t, table, row)
-        t.changes.append(
-            Change(undo=[(u, r.ktb.uba) for u, r in pairs], revert=("insert", table, [row], [None]))
-        )  # type: ignore[misc]
+        t.changes.append(Change(undo=undos, revert=("insert", table, [row], [None])))
         _expect_insert(t, table, row, placements[0])
     flush()
 
@@ -189,6 +206,8 @@ def direct_insert(e: Engine, t: OpenTxn, step: DirectInsert) -> None:
         raise ScenarioError(
             f"{table.spec.full_name}: direct-path insert would wait for another transaction's rows"
         )
+    if any(c.type.name in LOB_TYPES for c in table.spec.columns):
+        raise ScenarioError(f"{table.spec.full_name}: direct-path inserts of LOB tables are not generated")
     rows = [table.build_row(table.spec.row(values, "direct insert")) for values in step.rows]
     for row in rows:
         table.check_unique(row.values, t.ident)
@@ -375,49 +394,123 @@ def update(e: Engine, t: OpenTxn, step: Update) -> None:
         raise ScenarioError("update without SET columns")
     targets = {table.spec.index_of(name): expr for name, expr in step.set.items()}
     changed = sorted(targets)
+    lobs = [i for i in changed if table.spec.columns[i].type.name in LOB_TYPES]
     _, ctx = e.ensure_xid(t)
     for row in matching(e, t, table, step.where):
         new = {i: _new_value(table, i, row.values[i], expr) for i, expr in targets.items()}
-        trial = list(row.values)
-        for i, v in new.items():
-            trial[i] = v
-        table.check_unique(trial, t.ident, row)
-        old_values = list(row.values)
-        old_data = list(row.data)
-        prev = row.owner
-        table.set_values(row, new)
-        row.owner = t.ident
-        pairs = update_pairs(ctx, table, row, old_data, changed)
-        if e.settings.noise.cleanout:  # a block cleanout in the KTB of the first redo (seed 000's 11.5)
-            undo0, redo0 = pairs[0]
-            assert redo0.ktb is not None
-            pairs[0] = (
-                undo0,
-                dataclasses.replace(redo0, ktb=dataclasses.replace(redo0.ktb, cleanout_scn=e.clock.scn)),
-            )
-        placements = [e.write_pair(t, table, undo, redo) for undo, redo in pairs]
-        t.changes.append(
-            Change(
-                undo=[(u, r.ktb.uba) for u, r in pairs],
-                revert=("update", table, row, {i: old_values[i] for i in new}, prev),
-            )
-        )  # type: ignore[misc]
-        key_changed = any(i in new and new[i] != old_values[i] for i in table.key_index)
-        columns = sorted(set(table.key_index) | set(changed))
-        if key_changed:
-            _expect(
-                t,
+        _apply_update(e, t, table, row, new, changed, step.lob_pieces, lambda r: _new_lobs(e, table, r, lobs))
+
+
+def append_lob(e: Engine, t: OpenTxn, step: AppendLob) -> None:
+    """DBMS_LOB.APPEND on every matching row: the LOB keeps its id, new pages hold the added data."""
+    table = e.table(step.table)
+    i = table.spec.index_of(step.column)
+    ctype = table.spec.columns[i].type
+    if ctype.name not in LOB_TYPES:
+        raise ScenarioError(f"append_lob: {table.spec.name}.{step.column} is not a LOB column")
+    added = normalize(ctype, step.value, f"append_lob {step.column}")
+    if added is None:
+        return  # appending NULL or '' leaves the LOB as it is
+    e.ensure_xid(t)
+    for row in matching(e, t, table, step.where):
+        old = row.values[i]
+        if old is None:
+            raise ScenarioError(f"append_lob: {table.spec.name}.{step.column} is NULL (ORA-22275)")
+        locator = row.data[i]
+        assert locator is not None
+
+        def lobs(r: Row, old: Any = old, locator: bytes = locator) -> list[LobPage]:
+            data, pages = e.lob_space.append(locator, encode(ctype, old), encode(ctype, added))
+            r.data[i] = data
+            return pages
+
+        _apply_update(e, t, table, row, {i: old + added}, [i], step.lob_pieces, lobs)
+
+
+def _new_lobs(e: Engine, table: TableState, row: Row, columns: Sequence[int]) -> list[LobPage]:
+    """New LOBs for the LOB columns among ``columns``: their data becomes the locator (§7.8); the
+    pages to write are returned."""
+    pages: list[LobPage] = []
+    for i in columns:
+        data = row.data[i]
+        if data is not None:
+            row.data[i], written = e.lob_space.store(data)
+            pages.extend(written)
+    return pages
+
+
+def _write_with_lobs(
+    e: Engine,
+    t: OpenTxn,
+    table: TableState,
+    pairs: Sequence[Any],
+    pages: Sequence[LobPage],
+    placement: str,
+    undos: list[tuple[UndoRecord, Uba]],
+) -> list[Placed]:
+    """The row's pairs and its LOB pages (before or after them); ``undos`` gets every undo record
+    written, in write order (rollback compensates them newest first)."""
+    if placement == "before":
+        undos.extend(e.write_lob_piece(t, table, p) for p in pages)
+    placements = [e.write_pair(t, table, undo, redo) for undo, redo in pairs]
+    undos.extend((u, r.ktb.uba) for u, r in pairs)
+    if placement != "before":
+        undos.extend(e.write_lob_piece(t, table, p) for p in pages)
+    return placements
+
+
+def _apply_update(
+    e: Engine,
+    t: OpenTxn,
+    table: TableState,
+    row: Row,
+    new: dict[int, Any],
+    changed: Sequence[int],
+    placement: str,
+    lobs: Callable[[Row], list[LobPage]],
+) -> None:
+    _, ctx = e.ensure_xid(t)
+    trial = list(row.values)
+    for i, v in new.items():
+        trial[i] = v
+    table.check_unique(trial, t.ident, row)
+    old_values = list(row.values)
+    old_data = list(row.data)
+    prev = row.owner
+    table.set_values(row, new)
+    pages = lobs(row)
+    row.owner = t.ident
+    pairs = update_pairs(ctx, table, row, old_data, changed)
+    if e.settings.noise.cleanout:  # a block cleanout in the KTB of the first redo (seed 000's 11.5)
+        undo0, redo0 = pairs[0]
+        assert redo0.ktb is not None
+        pairs[0] = (
+            undo0,
+            dataclasses.replace(redo0, ktb=dataclasses.replace(redo0.ktb, cleanout_scn=e.clock.scn)),
+        )
+    undos: list[tuple[UndoRecord, Uba]] = []
+    placements = _write_with_lobs(e, t, table, pairs, pages, placement, undos)
+    t.changes.append(
+        Change(
+            undo=undos,
+            revert=(
+                "update",
                 table,
-                "PK_UPDATE",
                 row,
-                placements[0],
-                columns,
-                row.values,
-                before=old_values,
-                changed=changed,
-            )
-        else:
-            _expect(t, table, "UPDATE", row, placements[0], columns, row.values, changed=changed)
+                {i: old_values[i] for i in new},
+                prev,
+                {i: old_data[i] for i in new},
+            ),
+        )
+    )
+    key_changed = any(i in new and new[i] != old_values[i] for i in table.key_index)
+    columns = sorted(set(table.key_index) | set(changed))
+    if key_changed:
+        _expect(
+            t, table, "PK_UPDATE", row, placements[0], columns, row.values, before=old_values, changed=changed
+        )
+    else:
+        _expect(t, table, "UPDATE", row, placements[0], columns, row.values, changed=changed)
 
 
 def delete(e: Engine, t: OpenTxn, step: Delete) -> None:
@@ -478,7 +571,14 @@ def revert(action: tuple[Any, ...]) -> None:
     else:  # update
         row, old, prev = action[2], action[3], action[4]
         table.set_values(row, old)
+        _restore(row, action[5])
         row.owner = prev
+
+
+def _restore(row: Row, data: dict[int, bytes | None]) -> None:
+    """Put back the stored bytes of columns (LOB locators are not re-derived from values)."""
+    for i, d in data.items():
+        row.data[i] = d
 
 
 def settle(action: tuple[Any, ...]) -> None:

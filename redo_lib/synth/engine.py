@@ -33,9 +33,11 @@ from redo_lib.synth import dml
 from redo_lib.synth.database import TableState
 from redo_lib.synth.dml import Change
 from redo_lib.synth.expected import Spool, TrailSink
+from redo_lib.synth.lobs import LobPage, LobSpace
 from redo_lib.synth.logs import Clock, Placed, ThreadLog
 from redo_lib.synth.pairs import PairContext
 from redo_lib.synth.scenario import (
+    AppendLob,
     Commit,
     Delete,
     DirectInsert,
@@ -107,6 +109,7 @@ class Engine:
         threads = sorted({sp.thread for sp in scenario.sessions} | {1})
         self.logs: dict[int, ThreadLog] = {t: ThreadLog(out / "logs", s, t, self.clock) for t in threads}
         self.vectors = Vectors(self.logs[1].layout)
+        self.lob_space = LobSpace(s.data_block_size)
         self._segments: dict[int, list[UndoSegment]] = {
             t: [
                 UndoSegment(usn=u, afn=3 if t == 1 else t + 3, header_block=u * 0x10000)
@@ -179,6 +182,29 @@ class Engine:
         txn, _ = self.ensure_xid(t)
         assert redo.ktb is not None and redo.ktb.uba is not None
         uba = redo.ktb.uba
+        placed = self._write_undo_redo(
+            t, table, uba, undo, self.vectors.redo(table.rfile, table.dataobj, redo, self.clock.scn)
+        )
+        if t.first_block is None:
+            t.first_block = (table, redo.kdo.bdba & 0x3FFFFF)
+        return placed
+
+    def write_lob_piece(self, t: OpenTxn, table: TableState, page: LobPage) -> tuple[UndoRecord, Uba]:
+        """One record for one LOB page: [5.2 if first] 5.1 (opc 26.1) + 26.2 [5.19/5.20 if first]."""
+        _, ctx = self.ensure_xid(t)
+        undo, uba = ctx.raw_undo(table, (26, 1), self.vectors.lob_undo_fields(page))
+        self._write_undo_redo(
+            t, table, uba, undo, self.vectors.lob_redo(page, ctx.ktb(uba), table.dataobj, self.clock.scn)
+        )
+        return undo, uba
+
+    def _write_undo_redo(
+        self, t: OpenTxn, table: TableState, uba: Uba, undo: UndoRecord, redo: ChangeVector
+    ) -> Placed:
+        """One record of an undo + redo pair, opened by the 5.2 (and closed by the session audit) on the
+        transaction's first change."""
+        txn = t.txn
+        assert txn is not None
         scn = self.clock.scn
         vectors: list[ChangeVector] = []
         first = not txn.begun
@@ -186,11 +212,9 @@ class Engine:
             vectors.append(self.vectors.begin(txn, uba, scn))
             txn.begun = True
         vectors.append(self.vectors.undo(txn, uba, undo, scn))
-        vectors.append(self.vectors.redo(table.rfile, table.dataobj, redo, scn))
+        vectors.append(redo)
         if first and self.settings.noise.markers:
             vectors.append(self.vectors.session(t.session_no, table.spec.owner, "sqlplus@synthhost"))
-        if t.first_block is None:
-            t.first_block = (table, redo.kdo.bdba & 0x3FFFFF)
         return t.log.write(vectors)
 
     def write_begin_only(self, t: OpenTxn) -> None:
@@ -242,7 +266,7 @@ class Engine:
     # -- steps ------------------------------------------------------------------------------------------
 
     def run_step(self, step: Step) -> None:
-        if isinstance(step, Insert | DirectInsert | Update | Delete):
+        if isinstance(step, Insert | DirectInsert | Update | AppendLob | Delete):
             t = self.session_txn(step.session)
             full = self.scenario.table(step.table).full_name
             if full in t.direct_tables:
@@ -256,6 +280,8 @@ class Engine:
                 dml.direct_insert(self, t, step)
             elif isinstance(step, Update):
                 dml.update(self, t, step)
+            elif isinstance(step, AppendLob):
+                dml.append_lob(self, t, step)
             else:
                 dml.delete(self, t, step)
         elif isinstance(step, Commit):
@@ -339,6 +365,9 @@ class Engine:
                 table = change.revert[1]
                 assert t.txn is not None
                 for undo, uba in reversed(change.undo):
+                    if undo.opc == (26, 1):
+                        t.log.write(self.vectors.lob_compensation(t.txn, undo, uba, self.clock.scn))
+                        continue
                     t.log.write(
                         self.vectors.compensation(
                             t.txn, undo, table.rfile, table.dataobj, uba, self.clock.scn

@@ -11,7 +11,9 @@ Rules (the project's reading of shared/docs/trail-contract.md):
   new key values + SET columns; DELETE: io_type 3, "B", key columns with old values (rules 9-12);
 * tokens ``R`` (ROWID) on every record, ``L`` (commit SCN) and ``6`` (xid ``usn.slot.sqn``) on the
   first record of a transaction (rule 13); times are the LWN time of the record (rule 14);
-  thread / sequence / RBA of the record holding the change's (first) redo vector (rule 15).
+  thread / sequence / RBA of the record holding the change's (first) redo vector (rule 15);
+* LOB columns with a value in the image carry their complete value and a ``lob_columns`` descriptor
+  (byte size as stored, pieces of ``LOB_PIECE_SIZE``) (rule 17; docs/pipeline-contract.md).
 
 Open transactions never sit in memory: :class:`Spool` keeps at most ``SPOOL_MEMORY`` pending records
 of a transaction and spills the rest to a temporary file; savepoint rollbacks truncate it.
@@ -24,7 +26,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
-from redo_lib.trail.model import IoType, TrailRecord, TransInd
+from redo_lib.trail.model import IoType, LobColumn, TrailRecord, TransInd
 
 __all__ = ["SPOOL_MEMORY", "Spool", "TrailSink", "pending_record"]
 
@@ -48,6 +50,7 @@ def pending_record(
     thread: int,
     sequence: int,
     rba: str,
+    lob_columns: list[tuple[str, int]] | None = None,
 ) -> dict[str, Any]:
     """One change of an open transaction: everything of a trail record but the commit facts."""
     return {
@@ -66,6 +69,7 @@ def pending_record(
         "thread": thread,
         "sequence": sequence,
         "rba": rba,
+        "lob_columns": lob_columns or [],
     }
 
 
@@ -175,6 +179,7 @@ class TrailSink:
                 sequence=r["sequence"],
                 rba=r["rba"],
                 tokens=tuple(tokens),
+                lob_columns=tuple(LobColumn.of(name, size) for name, size in r.get("lob_columns", ())),
             )
             self._out.write(json.dumps(record.to_dict(), ensure_ascii=False) + "\n")
             self.records += 1

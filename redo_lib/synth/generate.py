@@ -38,6 +38,8 @@ __all__ = ["GenerationResult", "build_dictionary", "generate"]
 
 DB_CHARSET = "AL32UTF8"
 NATIONAL_CHARSET = "AL16UTF16"
+# column charsets (charset form 1 = database, 2 = national); CLOB data is stored per values.lob_charset
+_CHARSETS = {"VARCHAR2": DB_CHARSET, "CHAR": DB_CHARSET, "CLOB": DB_CHARSET, "NCLOB": NATIONAL_CHARSET}
 
 
 @final
@@ -71,7 +73,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 length=c.type.length,
                 precision=c.type.precision,
                 scale=c.type.scale,
-                charset=DB_CHARSET if c.type.name in ("VARCHAR2", "CHAR") else None,
+                charset=_CHARSETS.get(c.type.name),
                 nullable=c.nullable,
                 char_length=c.type.length if c.type.name in ("VARCHAR2", "CHAR") else None,
             )

@@ -17,6 +17,7 @@ The YAML form (see include/scenarios/*.yaml)::
       - insert: {table: EMP, rows: [{ID: 2}, {ID: 3}], array: true}
       - update: {table: EMP, set: {NAME: B, SAL: {add: 10}}, where: {ID: 1}}
       - delete: {table: EMP, where: {ID: {in: [2, 3]}}}   # or where: all / {ROWID: {in: [...]}}
+      - append_lob: {table: DOCS, column: BODY, value: more, where: {ID: 1}}  # DBMS_LOB.APPEND
       - {session: s2, direct_insert: {table: EMP, rows: [...]}}
       - savepoint: a
       - rollback_to: a
@@ -25,7 +26,9 @@ The YAML form (see include/scenarios/*.yaml)::
 
 Values: NUMBER as int, float or decimal text; DATE / TIMESTAMP as ISO text (nine fraction digits
 allowed); RAW as hex; BINARY_DOUBLE as float or ``Inf`` / ``-Inf`` / ``Nan``; ``{repeat: ab, times:
-900}`` builds a long VARCHAR2 / CHAR / RAW value. Quote strings YAML would read as something else
+900}`` builds a long VARCHAR2 / CHAR / RAW / CLOB / BLOB value; ``{empty: true}`` is EMPTY_CLOB() /
+EMPTY_BLOB() (not NULL); BLOB as hex. ``lob_pieces: before`` (on insert, update, append_lob) writes
+the LOB pages before the row change instead of after it. Quote strings YAML would read as something else
 (``"NO"``, ``"1e3"``); ``null`` (and, as in Oracle, ``""``) is SQL NULL. Predicates: ``{COL: v}``
 equality, ``{COL: {op: v}}`` with eq ne lt le gt ge in is_null, ``{ROWID: r}`` or
 ``{ROWID: {in: [...]}}``; several keys are ANDed; ``where: all`` matches every row.
@@ -47,6 +50,7 @@ from redo_lib.errors import Position, ScenarioError
 from redo_lib.synth.columns import Timestamp, parse_type
 from redo_lib.synth.scenario import (
     PREDICATE_OPS,
+    AppendLob,
     ColumnSpec,
     Commit,
     Delete,
@@ -237,15 +241,24 @@ def parse_step(raw: Any, what: str = "step") -> Step:
         session = args.pop("session")
     common = {"session": str(session)} if session is not None else {}
     try:
-        if kind in ("insert", "direct_insert", "update", "delete"):
+        if kind in ("insert", "direct_insert", "update", "delete", "append_lob"):
             args = _mapping(args, f"{what}.{kind}")
             table = str(args.get("table") or "")
             if not table:
                 raise ScenarioError(f"{what}: {kind} needs a table")
+            pieces = str(args.get("lob_pieces", "after"))
+            if pieces not in ("before", "after"):
+                raise ScenarioError(f"{what}: lob_pieces must be before or after, not {pieces!r}")
             if kind == "insert":
                 return Insert(
-                    table=table, rows=_rows(args, what), array=bool(args.get("array", False)), **common
-                )
+                    table=table, rows=_rows(args, what), array=bool(args.get("array", False)),
+                    lob_pieces=pieces, **common,
+                )  # fmt: skip
+            if kind == "append_lob":
+                return AppendLob(
+                    table=table, column=str(args.get("column") or ""), value=args.get("value"),
+                    where=_where(args.get("where"), what), lob_pieces=pieces, **common,
+                )  # fmt: skip
             if kind == "direct_insert":
                 return DirectInsert(table=table, rows=_rows(args, what), **common)
             if kind == "update":
@@ -253,6 +266,7 @@ def parse_step(raw: Any, what: str = "step") -> Step:
                     table=table,
                     set=_mapping(args.get("set"), f"{what}.set"),
                     where=_where(args.get("where"), what),
+                    lob_pieces=pieces,
                     **common,
                 )
             return Delete(
@@ -319,11 +333,21 @@ def dump_step(step: Step) -> Any:
         body: Any = {"table": step.table, "rows": _plain(step.rows)}
         if step.array:
             body["array"] = True
+        if step.lob_pieces != "after":
+            body["lob_pieces"] = step.lob_pieces
         item: dict[str, Any] = {"insert": body}
     elif isinstance(step, DirectInsert):
         item = {"direct_insert": {"table": step.table, "rows": _plain(step.rows)}}
     elif isinstance(step, Update):
         item = {"update": {"table": step.table, "set": _plain(step.set), "where": _where_plain(step.where)}}
+        if step.lob_pieces != "after":
+            item["update"]["lob_pieces"] = step.lob_pieces
+    elif isinstance(step, AppendLob):
+        body = {"table": step.table, "column": step.column, "value": _plain(step.value)}
+        body["where"] = _where_plain(step.where)
+        if step.lob_pieces != "after":
+            body["lob_pieces"] = step.lob_pieces
+        item = {"append_lob": body}
     elif isinstance(step, Delete):
         body = {"table": step.table, "where": _where_plain(step.where)}
         if step.array:

@@ -67,6 +67,20 @@ class PairContext:
         )
         return record, uba
 
+    def raw_undo(
+        self, t: TableState, opc: tuple[int, int], raw_fields: tuple[bytes, ...]
+    ) -> tuple[UndoRecord, Uba]:
+        """An undo record of another opc (26.1 LOB undo: KTB, kdli common, kdli item, §5.1)."""
+        uba = self._next_uba()
+        first = self.begin
+        self.begin = False
+        record = UndoRecord(
+            xid=self.xid, uba_seq=uba.seq, uba_rec=uba.rec, ktudb_flg=0x12 if first else 0x22,
+            obj=t.obj, dataobj=t.dataobj, tsn=4, opc=opc, slt=self.xid.slot, rci=0,
+            flg=0x08 if first else 0, user=self.user if first else None, raw_fields=raw_fields,
+        )  # fmt: skip
+        return record, uba
+
     def ktb(self, uba: Uba) -> KtbRedo:
         return KtbRedo(op=0x01, flg=0x0D, xid=self.xid, uba=uba)
 

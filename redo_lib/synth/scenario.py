@@ -8,6 +8,8 @@ the engine.
 
 Step kinds (``Step`` is their union):
 
+* ``AppendLob`` (DBMS_LOB.APPEND on a CLOB / NCLOB / BLOB column; LOB pieces are written
+  ``lob_pieces: before`` or ``after`` the row change, also for ``Insert`` and ``Update``);
 * ``Insert`` (one row, or several with ``array=True``: 11.11 QMI per block), ``DirectInsert``
   (``INSERT /*+ APPEND */``: 19.1 block images), ``Update`` and ``Delete`` with a ``Predicate``
   (every matching row, in ROWID order; ``Delete(array=True)`` writes 11.12 QMD per block);
@@ -24,10 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any, final
 
 from redo_lib.errors import ScenarioError
-from redo_lib.synth.columns import ColumnType, normalize
+from redo_lib.synth.columns import LOB_TYPES, ColumnType, normalize
 
 __all__ = [
     "COMPAT_NAMES",
+    "AppendLob",
     "ColumnSpec",
     "Commit",
     "Delete",
@@ -158,7 +161,11 @@ class TableSpec:
     def key(self) -> tuple[str, ...]:
         """Key columns in column order (trail-contract rule 12): the primary key; else the first
         declared unique key whose columns are all NOT NULL; else all columns."""
-        chosen: Iterable[str] = self.primary_key or self._eligible_unique() or [c.name for c in self.columns]
+        chosen: Iterable[str] = (
+            self.primary_key
+            or self._eligible_unique()
+            or [c.name for c in self.columns if c.type.name not in LOB_TYPES]  # LOBs are never key columns
+        )
         wanted = set(chosen)
         return tuple(c.name for c in self.columns if c.name in wanted)
 
@@ -262,6 +269,7 @@ class Insert:
     table: str
     rows: tuple[Mapping[str, Any], ...]
     array: bool = False  # one 11.11 QMI per block instead of one 11.2 per row
+    lob_pieces: str = "after"  # LOB pages written "before" or "after" the row change
 
 
 @final
@@ -281,6 +289,21 @@ class Update:
     table: str
     set: Mapping[str, Any]
     where: Predicate
+    lob_pieces: str = "after"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppendLob:
+    """``DBMS_LOB.APPEND(col, value)`` on every matching row: new LOB pages for the appended data (the
+    row change rewrites the locator); the trail's UPDATE carries the complete new value."""
+
+    session: str = "s1"
+    table: str
+    column: str
+    value: Any
+    where: Predicate
+    lob_pieces: str = "after"
 
 
 @final
@@ -334,7 +357,19 @@ class Sleep:
             raise ScenarioError("sleep needs a non-negative number of seconds")
 
 
-Step = Insert | DirectInsert | Update | Delete | Commit | Rollback | Savepoint | RollbackTo | Switch | Sleep
+Step = (
+    Insert
+    | DirectInsert
+    | Update
+    | AppendLob
+    | Delete
+    | Commit
+    | Rollback
+    | Savepoint
+    | RollbackTo
+    | Switch
+    | Sleep
+)
 
 
 @final

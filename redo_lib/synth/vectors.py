@@ -18,8 +18,11 @@ from dataclasses import dataclass
 
 from redo_lib.format.model import (
     ChangeVector,
+    KdliCommon,
+    KdliItem,
     KdoOpCode,
     KtbRedo,
+    LobChange,
     Opaque,
     OpBody,
     PartialRollback,
@@ -29,9 +32,10 @@ from redo_lib.format.model import (
     TransactionEnd,
     UndoRecord,
 )
-from redo_lib.format.writer import WriterLayout, write_ktb
+from redo_lib.format.writer import WriterLayout, write_kdli_common, write_kdli_item, write_ktb
 from redo_lib.scn import Uba, Xid
 from redo_lib.synth.database import make_dba
+from redo_lib.synth.lobs import LobPage
 
 __all__ = ["Txn", "UndoSegment", "Vectors"]
 
@@ -170,6 +174,43 @@ class Vectors:
         else:
             end = self._cv(5, 6, 16 + 2 * seg.usn, seg.afn, uba.block, None, scn, rb)
         return [self._cv(layer, code, 1, rfile, kdo.bdba, dataobj, scn, op, typ=2), end]
+
+    # -- LOB pieces (§5.10, §6.7) ---------------------------------------------------------------
+
+    def lob_undo_fields(self, page: LobPage) -> tuple[bytes, ...]:
+        """Fields 3-5 of the 5.1 (opc 26.1) of a LOB piece: KTB, kdli common (op UNDO), info item."""
+        lay = self.layout
+        common = KdliCommon(op=1, type=0x20, flg0=0, flg1=0, psiz=0, poff=0, dba=page.dba)
+        info = KdliItem(code=1, lob_id=page.lob_id, block=page.page)
+        return (
+            write_ktb(lay, KtbRedo(op=0x03, flg=0x0D)),
+            write_kdli_common(lay, common),
+            write_kdli_item(lay, info),
+        )
+
+    def lob_redo(self, page: LobPage, ktb: KtbRedo, dataobj: int, scn: int) -> ChangeVector:
+        """26.2 writing one LOB page: kdli common (op REDO, type data, DBA), info item (LOB id, page),
+        fill item (the bytes)."""
+        body = LobChange(
+            ktb=ktb,
+            common=KdliCommon(op=0, type=0x20, flg0=0, flg1=0, psiz=len(page.data), poff=0, dba=page.dba),
+            items=(
+                KdliItem(code=1, lob_id=page.lob_id, block=page.page),
+                KdliItem(code=6, size=len(page.data), data=page.data),
+            ),
+        )
+        return self._cv(26, 2, 1, page.dba >> 22, page.dba, dataobj, scn, body, typ=2)
+
+    def lob_compensation(self, txn: Txn, undo: UndoRecord, uba: Uba, scn: int) -> list[ChangeVector]:
+        """Rollback of a LOB piece: a stand-alone 5.6 (5.11 for the transaction's first undo record)
+        with opc 26.1 and "user undo done" (§6.3; the decoder pops the LOB piece, docs/lobs.md)."""
+        seg = txn.segment
+        rb = PartialRollback(
+            usn=seg.usn, slt=txn.xid.slot, obj=undo.obj, dataobj=undo.dataobj, opc=(26, 1), flg=0x10
+        )
+        if undo.flg & 0x08:
+            return [self._cv(5, 11, 15 + 2 * seg.usn, seg.afn, seg.header_dba, None, scn, rb)]
+        return [self._cv(5, 6, 16 + 2 * seg.usn, seg.afn, uba.block, None, scn, rb)]
 
     # -- markers (§5.5, 24.x) -------------------------------------------------------------------
 

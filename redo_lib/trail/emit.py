@@ -22,13 +22,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, final
 
+from redo_lib.assembly.lobs import LobStore
 from redo_lib.assembly.rows import RowChange, RowOp, iter_row_changes
 from redo_lib.assembly.transactions import CommittedTransaction
 from redo_lib.dictionary import DictionaryHistory
 from redo_lib.dictionary.ddl import apply_ddl
 from redo_lib.errors import DictionaryError, MissingObjectError, RedoError
+from redo_lib.format.ops.lob import parse_lob_locator
 from redo_lib.scn import Rba
-from redo_lib.trail.model import IoType, TrailRecord, TransInd
+from redo_lib.trail.model import IoType, LobColumn, TrailRecord, TransInd
 from redo_lib.values.codecs import decode_value
 from redo_lib.values.rowids import RowId
 
@@ -98,6 +100,9 @@ def evolve_dictionary(
     return history
 
 
+_LOB_TYPES = frozenset({112, 113})  # CLOB / NCLOB, BLOB
+
+
 def render_time(value: dt.datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%S")
 
@@ -116,6 +121,7 @@ class TrailEmitter:
     trail_counts: Counter[tuple[int, str]] = field(default_factory=Counter)
     out_of_scope: Counter[tuple[int, str]] = field(default_factory=Counter)
     value_errors: list[str] = field(default_factory=list)
+    lobs: LobStore | None = field(default=None, repr=False)  # LOB pages of emitted transactions
     _by_dataobj: dict[int, int] | None = field(default=None, repr=False)
     _names: dict[int, str] | None = field(default=None, repr=False)
 
@@ -136,6 +142,11 @@ class TrailEmitter:
         once from its (spilled) buffer and each record is yielded as soon as the next one shows
         whether it was the last (``trans_ind``), so at most two records are held at a time."""
         row_counts: dict[str, int] = {}
+        pieces = getattr(txn.changes, "lob_pieces", 0)
+        if pieces:  # LOB pieces first: a row change may come before the pieces its locator names
+            if self.lobs is None:
+                self.lobs = LobStore()
+            self.counters["lob_pieces"] += self.lobs.add(txn)
         shaped = (r for rc in iter_row_changes(txn, row_counts) if (r := self._shape(rc)) is not None)
         xid = txn.xid.trail()
         commit_time = render_time(txn.commit_time)
@@ -148,11 +159,14 @@ class TrailEmitter:
             yield self._record(txn, xid, commit_time, *pending, last=True)
             self.counters["transactions"] += 1
         self.counters.update(row_counts)
+        if pieces and self.lobs is not None:
+            # pieces no locator of this transaction named (contract rule 17: counted, not dropped)
+            self.counters["lob_pieces_unattached"] += self.lobs.unattached()
 
     def _record(
         self, txn: CommittedTransaction, xid: str, commit_time: str, i: int, item: Any, *, last: bool
     ) -> TrailRecord:
-        rc, table, io_type, op, ba, columns, before, changed, rowid = item
+        rc, table, io_type, op, ba, columns, before, changed, rowid, lob_columns = item
         tokens: tuple[tuple[str, str], ...] = (("R", rowid),)
         if i == 0:
             tokens += (("L", str(txn.commit_scn)), ("6", xid))
@@ -180,6 +194,7 @@ class TrailEmitter:
             sequence=rc.seq,
             rba=str(Rba(rc.seq, rc.block, rc.offset)),
             tokens=tokens,
+            lob_columns=lob_columns,
         )  # fmt: skip
         self.emitted[(f"{table.owner}.{table.name}", op)] += 1
         self.trail_counts[(self._obj_of(rc), "UPDATE" if op == "PK_UPDATE" else op)] += 1
@@ -247,6 +262,8 @@ class TrailEmitter:
             names = {}
             keys = []
 
+        lob_columns: list[LobColumn] = []
+
         def render(idx: int, value: bytes | None) -> tuple[str, str | None]:
             col = names.get(idx)
             if col is None:
@@ -254,6 +271,13 @@ class TrailEmitter:
             if value is None:
                 return (col.name, None)
             try:
+                if col.type_code in _LOB_TYPES:
+                    data = self._lob_data(value)
+                    if data is None:
+                        self.counters["lob_values_unresolved"] += 1
+                        return (col.name, value.hex())
+                    lob_columns.append(LobColumn.of(col.name, len(data)))
+                    value = data
                 return (col.name, decode_value(col.type_code, value, charset=col.charset or "AL32UTF8"))
             except RedoError as exc:
                 self.counters["value_errors"] += 1
@@ -271,13 +295,13 @@ class TrailEmitter:
                 )
             else:
                 cols = tuple(render(i, v) for i, v in sorted(rc.after.items()))
-            return (rc, table, IoType.INSERT, "INSERT", "A", cols, (), (), rowid)
+            return (rc, table, IoType.INSERT, "INSERT", "A", cols, (), (), rowid, tuple(lob_columns))
         if rc.op is RowOp.DELETE:
             if self.options.full_deletes or not key_idx:
                 cols = tuple(render(i, v) for i, v in sorted(rc.before.items()))
             else:
                 cols = tuple(render(i, rc.before.get(i)) for i in key_idx)
-            return (rc, table, IoType.DELETE, "DELETE", "B", cols, (), (), rowid)
+            return (rc, table, IoType.DELETE, "DELETE", "B", cols, (), (), rowid, tuple(lob_columns))
         changed = list(rc.changed) or sorted(rc.after)
         key_changed = [i for i in key_idx if i in rc.after and i in rc.before and rc.after[i] != rc.before[i]]
         changed_names = tuple(render(i, None)[0] for i in changed)
@@ -285,7 +309,21 @@ class TrailEmitter:
             before = tuple(render(i, rc.before.get(i)) for i in key_idx)
             order = key_idx + [i for i in changed if i not in key_idx]
             cols = tuple(render(i, rc.after[i] if i in rc.after else rc.before.get(i)) for i in order)
-            return (rc, table, IoType.PK_UPDATE, "PK_UPDATE", "A", cols, before, changed_names, rowid)
+            lobs = tuple(lob_columns)
+            return (rc, table, IoType.PK_UPDATE, "PK_UPDATE", "A", cols, before, changed_names, rowid, lobs)
         order = key_idx + [i for i in changed if i not in key_idx]
         cols = tuple(render(i, rc.after[i] if i in rc.after else rc.before.get(i)) for i in order)
-        return (rc, table, IoType.COMPRESSED_UPDATE, "UPDATE", "A", cols, (), changed_names, rowid)
+        lobs = tuple(lob_columns)
+        return (rc, table, IoType.COMPRESSED_UPDATE, "UPDATE", "A", cols, (), changed_names, rowid, lobs)
+
+    def _lob_data(self, value: bytes) -> bytes | None:
+        """The data of a LOB column value (its locator, §7.8): in-row data, or the pages it names
+        from the store (assembly/lobs.py). Counted by where the value came from."""
+        locator = parse_lob_locator(value)
+        if locator.inline is not None:
+            self.counters["lob_values_in_row"] += 1
+            return locator.inline
+        data = self.lobs.resolve(locator) if self.lobs is not None else None
+        if data is not None:
+            self.counters["lob_values_out_of_row"] += 1
+        return data

@@ -45,6 +45,34 @@ class TransInd(enum.IntEnum):
         return cls.LAST if index == count - 1 else cls.MIDDLE
 
 
+#: The size of the pieces a LOB value is cut into in the trail (seed 001: LOB data is written as
+#: IOType 116 segments, ``Continued`` Y on every piece but the last, ``RecCount`` to reassemble them).
+LOB_PIECE_SIZE = 32_768
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobColumn:
+    """The LOB descriptor of one LOB column of a record's image (rule 17, seed 001).
+
+    The record carries the complete value in ``columns``; this says how large it is (``bytes``: the
+    LOB's data as Oracle stores it, CLOB / NCLOB in AL16UTF16 on multi-byte databases) and into how
+    many pieces GoldenGate would cut it (``pieces``: records of IOType 116 with ``Continued`` Y...N and
+    ``RecCount`` 1..n, of at most ``LOB_PIECE_SIZE`` bytes; 0 for an empty LOB). One trail record per
+    row change stays the rule; the pieces are described, not written (docs/pipeline-contract.md)."""
+
+    column: str
+    bytes: int
+    pieces: int
+
+    @classmethod
+    def of(cls, column: str, size: int) -> LobColumn:
+        return cls(column=column, bytes=size, pieces=-(-size // LOB_PIECE_SIZE))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"column": self.column, "bytes": self.bytes, "pieces": self.pieces}
+
+
 # The JSON-lines field order; trail/schema.py derives the Arrow schema from the same list.
 TRAIL_FIELDS = (
     "xid",  # transaction id usn.slot.sqn, on every record (grouping); token "6" only on the first
@@ -69,6 +97,8 @@ TRAIL_FIELDS = (
     "sequence",  # log sequence (AuditRBA)
     "rba",  # "0xSEQ.BLOCK.OFFS" of the record holding the change (AuditPos)
     "tokens",  # {"R": rowid, "L": commit_scn, "6": xid}; L and 6 only on the first record (rule 13)
+    "lob_columns",  # [{column, bytes, pieces}] per LOB column with a value in the image (rule 17);
+    # in the JSON-lines form only when not empty
 )
 
 
@@ -97,9 +127,11 @@ class TrailRecord:
     sequence: int
     rba: str
     tokens: tuple[tuple[str, str], ...] = field(default=())
+    lob_columns: tuple[LobColumn, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The JSON-lines form; ``lob_columns`` only on records that carry LOB values."""
+        out: dict[str, Any] = {
             "xid": self.xid,
             "commit_scn": self.commit_scn,
             "commit_time": self.commit_time,
@@ -123,6 +155,9 @@ class TrailRecord:
             "rba": self.rba,
             "tokens": dict(self.tokens),
         }
+        if self.lob_columns:
+            out["lob_columns"] = [c.to_dict() for c in self.lob_columns]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrailRecord:
@@ -149,4 +184,8 @@ class TrailRecord:
             sequence=int(d["sequence"]),
             rba=d["rba"],
             tokens=tuple(d.get("tokens", {}).items()),
+            lob_columns=tuple(
+                LobColumn(column=c["column"], bytes=int(c["bytes"]), pieces=int(c["pieces"]))
+                for c in d.get("lob_columns") or ()
+            ),
         )

@@ -5,7 +5,8 @@ stdlib-only) has the fields of ``trail.model.TRAIL_FIELDS`` in that order, plus 
 pipeline adds to every row: ``batch_id`` (the batch that published it, for exactly-once publishing)
 and ``trail_seq`` (the record's 0-based position in the batch's trail, commit order).
 
-Images (``columns``, ``before``) and ``tokens`` are lists of ``{name, value}`` structs, so the
+``lob_columns`` (rule 17) is a list of ``{column, bytes, pieces}`` structs, one per LOB column with a
+value in the record's image. Images (``columns``, ``before``) and ``tokens`` are lists of ``{name, value}`` structs, so the
 column order of an image is kept and a SQL NULL value (``value`` null) differs from a column that is
 not in the image (no entry). Times are ``timestamp[us, UTC]`` (TIMESTAMP_MICROS in Parquet).
 
@@ -54,6 +55,15 @@ def trail_schema() -> Any:
         "sequence": pa.int64(),
         "rba": pa.string(),
         "tokens": pa.list_(pair),
+        "lob_columns": pa.list_(
+            pa.struct(
+                [
+                    pa.field("column", pa.string(), nullable=False),
+                    pa.field("bytes", pa.int64(), nullable=False),
+                    pa.field("pieces", pa.int32(), nullable=False),
+                ]
+            )
+        ),
         "batch_id": pa.string(),
         "trail_seq": pa.int64(),
     }
@@ -95,6 +105,7 @@ def to_row(record: TrailRecord, *, batch_id: str | None = None, trail_seq: int =
         "sequence": record.sequence,
         "rba": record.rba,
         "tokens": _pairs(record.tokens),
+        "lob_columns": [c.to_dict() for c in record.lob_columns],
         "batch_id": batch_id,
         "trail_seq": trail_seq,
     }
@@ -117,6 +128,7 @@ def from_row(row: dict[str, Any]) -> TrailRecord:
     d["columns"] = pairs(d["columns"])
     d["before"] = pairs(d["before"])
     d["tokens"] = pairs(d["tokens"])
+    d["lob_columns"] = list(d.get("lob_columns") or ())
     return TrailRecord.from_dict(d)
 
 

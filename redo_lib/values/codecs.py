@@ -17,7 +17,16 @@ code type                                  trail text                           
 183  INTERVAL DAY TO SECOND                ``+01 02:03:04.500000000``                      7.7
 252  BOOLEAN                               ``TRUE`` / ``FALSE``                            7.7
 208  UROWID                                18-char ROWID; non-physical UROWIDs as hex      7.7, 7.9
+112  CLOB / NCLOB (the LOB's data)         text; AL16UTF16 when the charset is multi-byte  6.7
+113  BLOB (the LOB's data)                 upper-case hex, like RAW                        6.7
 ==== ===================================== =============================================== =========
+
+CLOB / NCLOB / BLOB codecs work on the LOB's *data* (what ``assembly.lobs`` reassembles from the
+locator, §7.8), not on the locator the row holds. Oracle keeps CLOB data in the database character set
+only when it is single-byte; with a varying-width multi-byte database charset (AL32UTF8, UTF8) CLOB data
+is stored as AL16UTF16 (UTF-16 big-endian). NCLOB columns pass the national charset (AL16UTF16 or
+UTF8; UTF8 is multi-byte, so NCLOB data is AL16UTF16 too). ``b""`` is an empty LOB (EMPTY_CLOB()),
+which is not NULL.
 
 Any other type code decodes to upper-case hex of its bytes (and cannot be encoded).
 
@@ -67,7 +76,7 @@ from redo_lib.values.numbers import decode_number, encode_number
 from redo_lib.values.rowids import RowId, decode_urowid, encode_urowid, parse_rowid
 from redo_lib.values.text import decode_text, encode_text
 
-__all__ = ["CODECS", "Codec", "decode_value", "encode_value"]
+__all__ = ["CODECS", "Codec", "decode_value", "encode_value", "lob_charset"]
 
 Zone = str | int
 Decoder = Callable[[bytes, Zone, Zone], str]  # (data, charset, db_timezone) -> trail text
@@ -120,6 +129,19 @@ def _decode_timestamp_ltz(data: bytes, charset: Zone, db_timezone: Zone) -> str:
 
 def _decode_raw(data: bytes, charset: Zone, db_timezone: Zone) -> str:
     return data.hex().upper()
+
+
+#: varying-width multi-byte charsets: Oracle stores CLOB data in AL16UTF16 instead (docs/lobs.md)
+_MULTIBYTE = frozenset({"AL32UTF8", "UTF8", 873, 871})
+
+
+def lob_charset(charset: Zone) -> Zone:
+    """The charset CLOB / NCLOB data is stored in for a column of ``charset``."""
+    return "AL16UTF16" if charset in _MULTIBYTE else charset
+
+
+def _decode_clob(data: bytes, charset: Zone, db_timezone: Zone) -> str:
+    return decode_text(data, lob_charset(charset))
 
 
 def _decode_binary_float(data: bytes, charset: Zone, db_timezone: Zone) -> str:
@@ -192,6 +214,12 @@ def _encode_raw(value: Any, charset: Zone, db_timezone: Zone) -> bytes:
     raise _wrong_type("RAW", value)
 
 
+def _encode_clob(value: Any, charset: Zone, db_timezone: Zone) -> bytes:
+    if not isinstance(value, str):
+        raise _wrong_type("CLOB", value)
+    return encode_text(value, lob_charset(charset))
+
+
 def _float_value(value: Any, type_name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal):
         raise _wrong_type(type_name, value)
@@ -260,6 +288,8 @@ CODECS: Mapping[int, Codec] = types.MappingProxyType(
             _codec(183, "INTERVAL DAY TO SECOND", _decode_interval_ds, _encode_interval_ds),
             _codec(252, "BOOLEAN", _decode_boolean, _encode_boolean),
             _codec(208, "UROWID", _decode_urowid, _encode_urowid),
+            _codec(112, "CLOB", _decode_clob, _encode_clob),
+            _codec(113, "BLOB", _decode_raw, _encode_raw),
         )
     )
 )

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from redo_lib.storage.s3 import s3_client
+from redo_lib.trail.model import LobColumn
 from spark_jobs import publish, validate
 from tests.spark.scenario import Batch, batch_one, batch_two, counts_of, records, write_batch
 
@@ -29,7 +30,7 @@ SMALL_DATA = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.codegen.wholeStage": "false",
 }
-CONTRACT_RULES = {1, 2, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+CONTRACT_RULES = {1, 2, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17}
 
 
 @pytest.fixture(scope="module")
@@ -124,6 +125,22 @@ def _counts_disagree() -> tuple[Batch, list[Any], dict[str, Any]]:
     return batch, trail, counts
 
 
+def _lob_not_in_image() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = batch_one()
+    trail = records(batch.txns)
+    first_insert = next(i for i, r in enumerate(trail) if r.op == "INSERT")
+    trail[first_insert] = replace(trail[first_insert], lob_columns=(LobColumn.of("CV", 40000),))
+    return batch, trail, counts_of(batch, trail)
+
+
+def _lob_unresolved() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = batch_one()
+    trail = records(batch.txns)
+    counts = counts_of(batch, trail)
+    counts["lobs"] = {"lob_values_out_of_row": 3, "lob_values_unresolved": 1}
+    return batch, trail, counts
+
+
 Case = Callable[[], tuple[Batch, list[Any], dict[str, Any]]]
 
 
@@ -138,6 +155,8 @@ Case = Callable[[], tuple[Batch, list[Any], dict[str, Any]]]
         pytest.param(_commit_order_swapped, "commit_order", 6, 1, {"xid": "5.2.100", "trail_seq": 5},
                      id="commit-order-swapped"),
         pytest.param(_counts_disagree, "reconcile", 2, 1, {"xid": None}, id="counts-disagree"),
+        pytest.param(_lob_not_in_image, "lobs_complete", 17, 1, {"xid": "4.11.854", "trail_seq": 0}, id="lob-not-in-image"),
+        pytest.param(_lob_unresolved, "lobs_complete", 17, 1, {"xid": None}, id="lob-unresolved"),
     ],
 )  # fmt: skip
 def test_a_broken_trail_fails_names_its_rule_and_publishes_nothing(

@@ -445,14 +445,14 @@ def test_ddl() -> None:
     [
         (10, 2, 0, "index"),
         (13, 59, 0, "space"),
-        (26, 2, 0, "lob"),
+        (26, 3, 0, "lob"),
         (4, 1, 0, "cleanout"),
         (22, 15, 0, "space"),
         (23, 1, 0, "block_write"),
         (99, 1, 0, "unknown"),
         (11, 2, 0x80, "encrypted"),
     ],
-    ids=["10.2", "13.59", "26.2", "4.1", "22.15", "23.1", "99.1", "encrypted-11.2"],
+    ids=["10.2", "13.59", "26.3", "4.1", "22.15", "23.1", "99.1", "encrypted-11.2"],
 )
 def test_other_opcodes_are_opaque_never_errors(layer: int, code: int, typ: int, category: str) -> None:
     body = parse_body(layer, code, typ, (b"\xff",), 1, L19)

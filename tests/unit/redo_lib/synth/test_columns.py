@@ -99,7 +99,9 @@ def test_parse_type(text: str, name: str, length: int) -> None:
     assert (ctype.name, ctype.length) == (name, length)
 
 
-@pytest.mark.parametrize("text", ["CLOB", "VARCHAR2(0)", "VARCHAR2(4001)", "DATE(3)", "NUMBER(", "CHAR(1,2)"])
+@pytest.mark.parametrize(
+    "text", ["LONG", "CLOB(10)", "VARCHAR2(0)", "VARCHAR2(4001)", "DATE(3)", "NUMBER(", "CHAR(1,2)"]
+)
 def test_unsupported_types_raise(text: str) -> None:
     with pytest.raises(ScenarioError):
         parse_type(text)
@@ -129,3 +131,15 @@ def test_number_keeps_exact_decimal() -> None:
     value = normalize(parse_type("NUMBER"), "12345678901234567890.123456789")
     assert value == decimal.Decimal("12345678901234567890.123456789")
     assert math.isnan(normalize(parse_type("BINARY_DOUBLE"), "nan"))
+
+
+def test_lob_values_null_empty_and_data() -> None:
+    clob, nclob, blob = parse_type("CLOB"), parse_type("NCLOB"), parse_type("BLOB")
+    assert (clob.code, nclob.code, blob.code) == (112, 112, 113)
+    assert normalize(clob, "") is None  # '' is NULL in Oracle, also for a CLOB
+    assert normalize(clob, {"empty": True}) == "" and normalize(blob, {"empty": True}) == b""  # EMPTY_*()
+    assert normalize(clob, {"repeat": "ab", "times": 3}) == "ababab"
+    assert normalize(blob, {"repeat": "0A", "times": 2}) == b"\n\n"
+    assert encode(clob, "é") == "é".encode("utf-16-be")  # CLOB data on AL32UTF8 is AL16UTF16
+    assert encode(nclob, "é") == "é".encode("utf-16-be")
+    assert render(clob, "") == "" and render(blob, b"\xca\xfe") == "CAFE" and render(clob, None) is None

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from redo_lib.synth import GenerationResult, generate, load_scenario, parse_scenario
+from tests.unit.redo_lib.synth.running import table_rows
 from tests.unit.redo_lib.synth.running import trail as read_trail
 
 REPO = Path(__file__).resolve().parents[4]
@@ -196,3 +197,45 @@ def test_insert_fields_match_the_real_23_6_insert(tmp_path: Path) -> None:
     mine_insert = next(v for v in mine.vectors if v.opcode == (11, 2)).body
     assert mine_insert.columns == real_insert.columns == (b"\xc1\x02", b"hello world")
     assert (mine_insert.kdo.fb, mine_insert.kdo.cc) == (real_insert.kdo.fb, real_insert.kdo.cc)
+
+
+def test_lobs_scenario_values_pieces_and_rollbacks(tmp_path: Path) -> None:
+    """lobs.yaml: values as the SQL set them (NULL vs EMPTY_CLOB(), a LOB an UPDATE does not set is
+    absent), LOB pages written as 26.2 pieces, rolled-back pieces compensated by 5.6 / 5.11 (opc 26.1)."""
+    result = _generate("lobs", tmp_path)
+    trail = read_trail(result)
+    by_id: dict[str, list[dict[str, Any]]] = {}
+    for r in trail:
+        by_id.setdefault(r["columns"]["ID"], []).append(r)
+    first = by_id["1"][0]["columns"]
+    assert first["BODY"] == "héllo wörld €" and first["NOTE"] is None and first["DATA"] == ""
+    assert by_id["2"][0]["columns"]["BODY"] == ""  # EMPTY_CLOB(), not NULL
+    assert "BODY" not in by_id["1"][1]["columns"]  # UPDATE of TITLE only: the LOB is not present
+    big = by_id["4"][0]
+    assert big["columns"]["DATA"] == "0123456789ABCDEF" * 393216
+    assert big["lob_columns"] == [{"column": "DATA", "bytes": 3 << 20, "pieces": 96}]
+    appended = by_id["3"][1]["columns"]["BODY"]
+    assert appended == "lorem ipsum " * 1500 + "dolor sit amet " * 900  # complete after DBMS_LOB.APPEND
+    assert {"5", "7"}.isdisjoint(by_id)  # rolled back: whole and to the savepoint
+    assert [r["op"] for r in by_id["3"]] == ["INSERT", "UPDATE"]  # the append under the savepoint is gone
+    ops = _opcodes(result)
+    assert ops[(26, 2)] > 400 and ops[(5, 6)] + ops[(5, 11)] > 10
+    rollbacks = [
+        v.body.opc
+        for path in result.logs
+        for record in _records(path)[1:]
+        for v in record.vectors
+        if v.opcode in ((5, 6), (5, 11))
+    ]
+    assert (26, 1) in rollbacks
+    rows = {r["ID"]: r for r in table_rows(result, "APP.DOCS")}
+    assert sorted(rows) == ["1", "2", "3", "6", "8"]
+    assert rows["1"]["BODY"] is None and rows["8"]["DATA"] == "AB" * 5000 + "CD" * 12000
+
+
+def test_lob_stats_count_pieces(tmp_path: Path) -> None:
+    cli = pytest.importorskip("redo_lib.cli", reason="cli not available yet")
+    result = _generate("lobs", tmp_path)
+    out = io.StringIO()
+    assert cli.cmd_stats([str(result.logs[0])], out=out) == 0
+    assert "LOB and index vectors:" in out.getvalue() and "lob_data_pieces" in out.getvalue()

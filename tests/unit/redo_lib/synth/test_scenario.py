@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[4]
         pytest.param("tables: []\nsteps: [commit]\nextra: 1", "unknown scenario keys", id="unknown-key"),
         pytest.param("- a list", "YAML mapping", id="not-a-mapping"),
         pytest.param(
-            "tables: [{name: T, columns: [{name: A, type: CLOB}]}]", "unsupported column type", id="bad-type"
+            "tables: [{name: T, columns: [{name: A, type: LONG}]}]", "unsupported column type", id="bad-type"
         ),
         pytest.param(
             "tables: [{name: T, columns: [{name: A}]}]", "needs name and type", id="column-without-type"

@@ -41,3 +41,18 @@ def test_parquet_round_trip_keeps_null_and_absent_columns_apart(tmp_path: object
     assert dict(from_row(rows[0]).columns)["SURNAME"] is None
     assert "SURNAME" not in dict(from_row(rows[1]).columns)
     assert back.schema.field("commit_time").type == pa.timestamp("us", tz="UTC")
+
+
+def test_lob_descriptor_round_trips_and_counts_pieces(tmp_path: object) -> None:
+    from redo_lib.trail.model import LOB_PIECE_SIZE, LobColumn
+
+    assert LobColumn.of("DOC", 0).pieces == 0  # an empty LOB has no piece
+    assert LobColumn.of("DOC", LOB_PIECE_SIZE).pieces == 1
+    assert LobColumn.of("DOC", LOB_PIECE_SIZE + 1).pieces == 2
+    record = _record(lob_columns=(LobColumn.of("SURNAME", 70_000),))
+    assert record.to_dict()["lob_columns"] == [{"column": "SURNAME", "bytes": 70_000, "pieces": 3}]
+    assert "lob_columns" not in _record().to_dict()
+    path = f"{tmp_path}/lob.parquet"
+    pq.write_table(to_arrow([record]), path)
+    assert [from_row(r) for r in pq.read_table(path).to_pylist()] == [record]
+    assert TrailRecord.from_dict(record.to_dict()) == record

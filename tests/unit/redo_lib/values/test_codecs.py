@@ -40,7 +40,11 @@ DECODED = [
     pytest.param(252, "00", "FALSE", id="boolean-false"),
     pytest.param(208, "01 00 01 56 99 00 02 00 04 00 00 00 b0", "AAAVaZAAEAAAACwAAC", id="urowid-physical"),
     pytest.param(208, "02 04 c1 02", "0204C102", id="urowid-logical-as-hex"),
-    pytest.param(112, "00 54 00 01", "00540001", id="unknown-clob-as-hex"),
+    pytest.param(58, "00 54 00 01", "00540001", id="unknown-xmltype-as-hex"),
+    # CLOB data on a multi-byte database is AL16UTF16 (docs/lobs.md); BLOB data renders like RAW
+    pytest.param(112, "00 54 00 01", "T\u0001", id="clob-al16utf16"),
+    pytest.param(113, "de ad be ef", "DEADBEEF", id="blob-as-hex"),
+    pytest.param(113, "", "", id="empty-blob"),
     pytest.param(999, "0a", "0A", id="unknown-code-as-hex"),
 ]
 
@@ -221,3 +225,14 @@ def test_decode_value_raises_only_value_decode_error(type_code: int, data: bytes
     except ValueDecodeError:
         return
     assert isinstance(text, str)
+
+
+def test_clob_is_stored_in_the_database_charset_only_when_it_is_single_byte() -> None:
+    from redo_lib.values.codecs import lob_charset
+
+    assert lob_charset("AL32UTF8") == lob_charset("UTF8") == "AL16UTF16"
+    assert lob_charset("WE8ISO8859P1") == "WE8ISO8859P1"
+    assert encode_value(112, "é€", charset="AL32UTF8") == "é€".encode("utf-16-be")
+    assert encode_value(112, "é", charset="WE8ISO8859P1") == b"\xe9"
+    assert decode_value(112, "é€".encode("utf-16-be"), charset="AL16UTF16") == "é€"  # NCLOB
+    assert decode_value(112, b"", charset="AL32UTF8") == ""  # EMPTY_CLOB(), not NULL

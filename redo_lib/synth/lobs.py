@@ -1,0 +1,98 @@
+"""LOB values of the generator: where a CLOB / NCLOB / BLOB value goes and what redo it writes.
+
+A value of at most ``IN_ROW_LIMIT`` bytes (as stored: CLOB data in AL16UTF16, docs/lobs.md) stays in
+the row: the locator carries it (redo-format §7.8, flg2 0x0100); an empty LOB (EMPTY_CLOB()) is an
+in-row locator without data, NULL is no locator at all. A larger value goes to LOB pages of
+``page_size`` bytes (a data block minus its overhead, 8132 for 8 KB as in the real 11.17 records): the
+locator lists the pages' DBAs (§7.8, flg2 0x0400) and each page is written by one LOB piece (5.1 opc
+26.1 + 26.2 with a kdli info item (LOB id, page number) and a fill item (the bytes), §5.10).
+
+Pages are copy-on-write, as BasicFile LOB chunks are: every page written gets a fresh DBA, so an
+append (DBMS_LOB.APPEND) keeps the DBAs of the full pages it does not touch, rewrites the last,
+partly filled page under a new DBA and adds new pages; a full replace (UPDATE ... SET c = :v) writes a
+new LOB (new LOB id). State machine of the LOB segment's space (style §6.5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import final
+
+from redo_lib.format.ops.lob import parse_lob_locator
+from redo_lib.format.writer import write_lob_locator
+from redo_lib.synth.database import make_dba
+
+__all__ = ["IN_ROW_LIMIT", "LobPage", "LobSpace"]
+
+IN_ROW_LIMIT = 3964  # bytes of LOB data Oracle keeps in the row (ENABLE STORAGE IN ROW)
+_PAGE_OVERHEAD = 60
+_LOB_FILE = 6  # relative file of the LOB segments
+_LOB_ID_PREFIX = b"\x00\x00\x00\x01\x00\x00"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class LobPage:
+    """One LOB page to write: LOB id, page number, DBA and the bytes."""
+
+    lob_id: bytes
+    page: int
+    dba: int
+    data: bytes
+
+
+class LobSpace:
+    """LOB ids and LOB page DBAs of one database."""
+
+    def __init__(self, data_block_size: int) -> None:
+        self.page_size = data_block_size - _PAGE_OVERHEAD
+        self._next_id = 1
+        self._next_block = 0x100
+
+    def _lob_id(self) -> bytes:
+        self._next_id += 1
+        return _LOB_ID_PREFIX + self._next_id.to_bytes(4, "big")
+
+    def _pages(self, lob_id: bytes, data: bytes, first_page: int) -> list[LobPage]:
+        out = []
+        for n, start in enumerate(range(0, len(data), self.page_size)):
+            self._next_block += 1
+            out.append(
+                LobPage(
+                    lob_id,
+                    first_page + n,
+                    make_dba(_LOB_FILE, self._next_block),
+                    data[start : start + self.page_size],
+                )
+            )
+        return out
+
+    def _locator(self, lob_id: bytes, data: bytes, dbas: list[int]) -> bytes:
+        if not dbas:
+            return write_lob_locator(lob_id, inline=data, chunk=self.page_size)
+        last = len(data) - (len(dbas) - 1) * self.page_size
+        return write_lob_locator(lob_id, dbas=dbas, last_page_bytes=last)
+
+    def store(self, data: bytes) -> tuple[bytes, list[LobPage]]:
+        """A new LOB holding ``data``: (locator, pages to write)."""
+        lob_id = self._lob_id()
+        if len(data) <= IN_ROW_LIMIT:
+            return self._locator(lob_id, data, []), []
+        pages = self._pages(lob_id, data, 0)
+        return self._locator(lob_id, data, [p.dba for p in pages]), pages
+
+    def append(self, locator: bytes, old: bytes, added: bytes) -> tuple[bytes, list[LobPage]]:
+        """DBMS_LOB.APPEND of ``added`` to the LOB of ``locator`` holding ``old``: same LOB id;
+        full pages kept, the last partial page rewritten, new pages added."""
+        current = parse_lob_locator(locator)
+        data = old + added
+        if len(data) <= IN_ROW_LIMIT:
+            return self._locator(current.lob_id, data, []), []
+        keep = list(current.dbas)
+        if current.inline is not None:
+            keep = []
+        elif current.last_page_bytes < self.page_size:
+            keep = keep[:-1]
+        start = len(keep) * self.page_size
+        pages = self._pages(current.lob_id, data[start:], len(keep))
+        return self._locator(current.lob_id, data, keep + [p.dba for p in pages]), pages
