@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from redo_lib.assembly.events import ChangeEvent
+from redo_lib.assembly.events import ChangeEvent, EventKind
 
 DEFAULT_MEMORY_LIMIT = 50_000  # events kept in memory per transaction before spilling
 DEFAULT_MEMORY_BYTES = 64 << 20  # LOB data kept in memory per transaction before spilling
@@ -57,7 +57,7 @@ class ChangeBuffer:
 
     def append(self, event: ChangeEvent) -> None:
         self._tail.append(event)
-        if event.lob_data or event.lob_id:
+        if event.kind is EventKind.LOB:
             self.lob_pieces += 1
             self._tail_bytes += len(event.lob_data)
         if len(self._tail) >= self._limit or (self._tail_bytes > self._byte_limit and len(self._tail) > 1):
@@ -72,7 +72,7 @@ class ChangeBuffer:
         if not self._tail and self._chunks:
             self._unspill()
         event = self._tail.pop()
-        if event.lob_data or event.lob_id:
+        if event.kind is EventKind.LOB:
             self.lob_pieces -= 1
             self._tail_bytes -= len(event.lob_data)
         return event

@@ -27,6 +27,7 @@ from redo_lib.assembly.rows import RowChange, RowOp, iter_row_changes
 from redo_lib.assembly.transactions import CommittedTransaction
 from redo_lib.dictionary import DictionaryHistory
 from redo_lib.dictionary.ddl import apply_ddl
+from redo_lib.dictionary.model import TypeCode
 from redo_lib.errors import DictionaryError, MissingObjectError, RedoError
 from redo_lib.format.ops.lob import parse_lob_locator
 from redo_lib.scn import Rba
@@ -100,7 +101,7 @@ def evolve_dictionary(
     return history
 
 
-_LOB_TYPES = frozenset({112, 113})  # CLOB / NCLOB, BLOB
+_LOB_TYPES = frozenset({TypeCode.CLOB, TypeCode.BLOB})  # NCLOB is CLOB with charset form 2
 
 
 def render_time(value: dt.datetime) -> str:
