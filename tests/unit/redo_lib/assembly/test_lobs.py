@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from redo_lib.assembly.carry import ChangeBuffer
 from redo_lib.assembly.events import ChangeEvent, EventKind
 from redo_lib.assembly.lobs import LobStore
 from redo_lib.assembly.transactions import TransactionTable
+from redo_lib.errors import FormatError
 from redo_lib.format.ops.lob import parse_lob_locator
 from redo_lib.format.writer import write_lob_locator
 
@@ -81,3 +84,17 @@ def test_buffer_spills_by_lob_bytes() -> None:
     assert [e.lob_page for e in buffer] == list(range(10))
     assert buffer.pop().lob_page == 9 and buffer.lob_pieces == 9
     buffer.close()
+
+
+@pytest.mark.parametrize(
+    "locator",
+    [
+        write_lob_locator(LOB, inline=b"abcdef", chunk=8132),
+        write_lob_locator(LOB, dbas=[0x1800101, 0x1800105], last_page_bytes=7),
+    ],
+    ids=["in-row", "page-list"],
+)
+def test_a_cut_locator_is_a_format_error_never_a_shorter_value(locator: bytes) -> None:
+    for cut in range(len(locator)):
+        with pytest.raises(FormatError, match="LOB locator"):
+            parse_lob_locator(locator[:cut])
