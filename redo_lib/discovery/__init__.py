@@ -2,7 +2,9 @@
 
 * ``objects`` — :func:`discover`: list the archive, read each new or changed object's redo header
   with one ranged GET, register it in the ``LogCatalog`` (``redo_lib.storage.catalog``), report
-  what waits (still being written), what is not a redo log, name/header mismatches and gaps;
+  what waits (still being written), what is not a redo log, name/header mismatches and gaps; learn
+  the one source database (:func:`learn_source`) and reject logs of other databases and of
+  incarnations that do not continue ours (:func:`screen_logs`);
 * ``plans`` — pure rules: :func:`select_next` (the next batch: contiguous sequences per thread, RAC
   watermark, incarnations, gaps) and :func:`select_range` (a backfill's logs and previous batch);
 * ``batches`` — catalog rows and ``manifest.json``: :func:`plan_batches`, :func:`plan_backfill`,
@@ -29,9 +31,12 @@ from redo_lib.discovery.objects import (
     DiscoveryReport,
     assess,
     check_continuity,
+    databases_message,
     discover,
+    learn_source,
     name_mismatch,
     register_object,
+    screen_logs,
 )
 from redo_lib.discovery.plans import Selection, batch_id_for, select_next, select_range
 from redo_lib.discovery.tasks import Settings, discover_archive, plan_pending, report_batch, resolve_batch
@@ -46,9 +51,11 @@ __all__ = [
     "batch_id_for",
     "build_manifest",
     "check_continuity",
+    "databases_message",
     "discover",
     "discover_archive",
     "finish_batch",
+    "learn_source",
     "name_mismatch",
     "plan_backfill",
     "plan_batches",
@@ -57,6 +64,7 @@ __all__ = [
     "report_batch",
     "rerun_batch",
     "resolve_batch",
+    "screen_logs",
     "select_next",
     "select_range",
     "start_batch",

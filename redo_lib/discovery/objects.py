@@ -6,12 +6,20 @@ changed object with one ranged GET of its first ``HEADER_READ_BYTES`` and parses
 is *ready* when its header is complete (nab set, next SCN set), the object holds ``nab`` blocks, and
 its size and ETag did not change since the previous listing; otherwise it stays ``discovered`` with
 the reason it waits, and is looked at again by the next run.
+
+One source database per archive: the catalog learns it (:func:`learn_source`) from ``REDOTRAIL_DBID``
+or from the first logs discovered, with its root incarnation. :func:`screen_logs` then rejects every
+log of another DBID, and every log of an incarnation that does not continue ours (not the root nor
+a descendant of it through ``prev_resetlogs_id``, a branch from an incarnation planning already
+left, or a branch point below what is already planned of its parent). While no DBID is known and
+the logs hold several, nothing is learned and they wait (:func:`databases_message`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, final
@@ -19,10 +27,13 @@ from typing import Any, final
 from redo_lib.errors import FormatError, LogSetError, Position, StorageError, TruncatedLogError
 from redo_lib.format.header import parse_log_header
 from redo_lib.storage.catalog import (
+    BatchEntry,
+    BatchKind,
     ListedObject,
     LogCatalog,
     LogEntry,
     LogStatus,
+    SourceEntry,
     list_archive,
     read_object_head,
     utc_now,
@@ -31,13 +42,17 @@ from redo_lib.storage.catalog import (
 HEADER_READ_BYTES = 8192  # blocks 0 and 1 at the largest block size (redo-format §1.3)
 NAB_UNKNOWN = 0xFFFFFFFF  # @156 of block 1 while the online log is written (§1.4)
 USABLE = (LogStatus.DISCOVERED, LogStatus.BATCHED, LogStatus.PUBLISHED)
+PLANNED = (LogStatus.BATCHED, LogStatus.PUBLISHED)
+CONFIGURED = "REDOTRAIL_DBID"  # ``learned_from`` of a source database named by configuration
 _NAME = re.compile(r"(\d+)_(\d+)_(\d+)\.[^./]*$")  # LOG_ARCHIVE_FORMAT %t_%s_%r.<ext>
 
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DiscoveryReport:
-    """What one discovery run saw. ``gaps`` are LogSetError messages (per thread and incarnation)."""
+    """What one discovery run saw. ``gaps`` are LogSetError messages (per thread and incarnation, and
+    first, while no DBID is known, that the archive holds several databases); ``source`` describes
+    this pipeline's database once learned."""
 
     listed: int = 0
     read: tuple[str, ...] = ()  # objects whose header was (re)read
@@ -48,6 +63,7 @@ class DiscoveryReport:
     duplicates: tuple[tuple[str, str], ...] = ()
     gone: tuple[str, ...] = ()
     gaps: tuple[str, ...] = ()
+    source: str | None = None  # this pipeline's database, once learned
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
@@ -84,6 +100,7 @@ def register_object(
         resetlogs_scn=h.resetlogs_scn,
         prev_resetlogs_id=h.prev_resetlogs_id,
         dbid=h.dbid,
+        db_name=h.db_name,
         first_scn=h.first_scn,
         next_scn=h.next_scn,
         first_time=h.first_time.isoformat(),
@@ -133,10 +150,22 @@ def assess(entry: LogEntry, *, changed: bool) -> LogEntry:
 
 
 def discover(
-    catalog: LogCatalog, archive_url: str, *, client: Any = None, now: str | None = None
+    catalog: LogCatalog,
+    archive_url: str,
+    *,
+    client: Any = None,
+    now: str | None = None,
+    dbid: int | None = None,
 ) -> DiscoveryReport:
-    """List ``archive_url``, register new and changed objects, and report what waits and what is missing."""
+    """List ``archive_url``, register new and changed objects, and report what waits and what is missing.
+
+    ``dbid`` (``REDOTRAIL_DBID``) names the source database; without it the catalog learns it from
+    the first logs. Logs of other databases or incarnations are rejected (:func:`screen_logs`). A
+    ``dbid`` other than the one the catalog learned is a ``LogSetError``, before anything is listed."""
     now = now or utc_now()
+    conflict = source_conflict(catalog.source(), dbid, catalog.path)
+    if conflict is not None:
+        raise conflict
     known = {e.location: e for e in catalog.logs()}
     listed = list(list_archive(archive_url, client))
     entries: list[LogEntry] = []
@@ -169,8 +198,16 @@ def discover(
                     entry, status=LogStatus.GONE, ready=False, reason="no longer listed"
                 )
                 catalog.put_log(gone)
+        before, logs = catalog.source(), catalog.logs()
+        source = learn_source(before, logs, dbid=dbid, now=now)
+        if source is not None and source != before:
+            catalog.put_source(source)
+        for entry in screen_logs(logs, catalog.batches(), source):
+            catalog.put_log(entry)
         _mark_duplicates(catalog, catalog.logs())
     logs = catalog.logs()
+    several = databases_message(logs)  # nothing is planned until REDOTRAIL_DBID names one
+    gaps = [str(err) for err in check_continuity(logs)]
     return DiscoveryReport(
         listed=len(listed),
         read=tuple(read),
@@ -182,16 +219,205 @@ def discover(
         mismatches=tuple((e.location, e.note) for e in logs if e.note and e.status in USABLE),
         duplicates=tuple((e.location, e.note or "") for e in logs if e.status is LogStatus.DUPLICATE),
         gone=tuple(e.location for e in logs if e.status is LogStatus.GONE),
-        gaps=tuple(str(err) for err in check_continuity(logs)),
+        gaps=tuple([several, *gaps] if several else gaps),
+        source=None if source is None else describe_source(source),
     )
+
+
+# ---- the source database and its incarnations ---------------------------------------------------
+
+
+def source_conflict(
+    source: SourceEntry | None, dbid: int | None, catalog: str | None = None
+) -> LogSetError | None:
+    """The error when ``REDOTRAIL_DBID`` names another database than the one the catalog learned."""
+    if dbid is None or source is None or source.dbid == dbid:
+        return None
+    return LogSetError(
+        f"REDOTRAIL_DBID is {dbid}, but this log catalog captures {source.describe()}, learned from "
+        f"{source.learned_from} at {source.learned}: set REDOTRAIL_DBID={source.dbid}, or give the "
+        f"pipeline of DBID {dbid} its own REDOTRAIL_CATALOG_DB",
+        position=Position(file=catalog),
+        dbid=dbid,
+        learned_dbid=source.dbid,
+    )
+
+
+def learn_source(
+    source: SourceEntry | None, logs: Sequence[LogEntry], *, dbid: int | None = None, now: str = ""
+) -> SourceEntry | None:
+    """The source database after this run (pure): ``source`` when already learned, else the one
+    ``dbid`` names, else the only DBID among the logs (none while they hold several). Its name and
+    root incarnation (the oldest of its incarnations by resetlogs SCN) come from the first of its
+    logs, once one is seen."""
+    conflict = source_conflict(source, dbid)
+    if conflict is not None:
+        raise conflict
+    seen = [e for e in logs if e.identity is not None and e.dbid is not None and e.status in USABLE]
+    if source is None and dbid is not None:
+        source = SourceEntry(dbid=dbid, learned_from=CONFIGURED, learned=now)
+    if source is None:
+        dbids = {e.dbid for e in seen}
+        if len(dbids) != 1:
+            return None
+        source = SourceEntry(dbid=dbids.pop(), learned=now)  # type: ignore[arg-type]
+    ours = [e for e in seen if e.dbid == source.dbid]
+    if not ours or source.root_resetlogs_id is not None:
+        return source
+    first = min(ours, key=lambda e: (e.resetlogs_scn or 0, e.resetlogs_id, e.first_scn or 0, e.location))
+    return dataclasses.replace(
+        source,
+        db_name=source.db_name or first.db_name,
+        learned_from=source.learned_from or first.location,
+        root_resetlogs_id=first.resetlogs_id,
+        root_resetlogs_scn=first.resetlogs_scn,
+    )
+
+
+def describe_source(source: SourceEntry) -> str:
+    """``DBID 1497016494 (FREE), learned from <location>; root incarnation 1224959854 (resetlogs SCN ...)``."""
+    text = f"{source.describe()}, learned from {source.learned_from}"
+    if source.root_resetlogs_id is not None:
+        text += f"; root incarnation {source.root_resetlogs_id} (resetlogs SCN {source.root_resetlogs_scn})"
+    return text
+
+
+def databases_message(logs: Iterable[LogEntry]) -> str | None:
+    """When the usable logs hold several DBIDs: which, with how many logs each (pure)."""
+    counts = _databases(logs)
+    if len(counts) < 2:
+        return None
+    each = ", ".join(
+        f"DBID {d}{f' {name}' if name else ''}: {n} log{'s' * (n != 1)}" for (d, name), n in counts
+    )
+    return (
+        f"the archive holds logs of {len(counts)} databases ({each}); "
+        f"set {CONFIGURED} to the one this pipeline captures"
+    )
+
+
+def _databases(logs: Iterable[LogEntry]) -> list[tuple[tuple[int, str | None], int]]:
+    """((DBID, name), number of logs) of each database among the usable parsed logs, by DBID."""
+    counts: Counter[int] = Counter()
+    names: dict[int, str | None] = {}
+    for e in logs:
+        if e.identity is not None and e.dbid is not None and e.status in USABLE:
+            counts[e.dbid] += 1
+            names[e.dbid] = names.get(e.dbid) or e.db_name
+    return [((d, names[d]), n) for d, n in sorted(counts.items())]
+
+
+def screen_logs(
+    logs: Sequence[LogEntry], batches: Sequence[BatchEntry], source: SourceEntry | None
+) -> list[LogEntry]:
+    """The not yet planned logs that must not be planned, changed (pure).
+
+    Without a source database, while the logs hold several DBIDs, each log waits for
+    ``REDOTRAIL_DBID``. With one, a log of another DBID is ``rejected`` naming both databases, and a
+    log of an incarnation that does not continue ours is ``rejected`` with :func:`incarnation_reasons`."""
+    fresh = [
+        e for e in logs if e.status is LogStatus.DISCOVERED and e.identity is not None and e.dbid is not None
+    ]
+    if source is None:
+        count = len(_databases(logs))
+        if count < 2:
+            return []
+        return [
+            dataclasses.replace(
+                e,
+                ready=False,
+                reason=f"{_database(e)} is one of {count} databases in the archive: waits for {CONFIGURED}",
+            )  # fmt: skip
+            for e in fresh
+        ]
+    reasons = incarnation_reasons(logs, batches, source)
+    out: list[LogEntry] = []
+    for e in fresh:
+        if e.dbid != source.dbid:
+            why = (
+                f"{_database(e)} is not this pipeline's database {source.describe()}, "
+                f"learned from {source.learned_from}"
+            )
+        elif e.resetlogs_id in reasons:
+            why = reasons[e.resetlogs_id]  # type: ignore[index]
+        else:
+            continue
+        out.append(dataclasses.replace(e, status=LogStatus.REJECTED, ready=False, reason=why))
+    return out
+
+
+def incarnation_reasons(
+    logs: Sequence[LogEntry], batches: Sequence[BatchEntry], source: SourceEntry
+) -> dict[int, str]:
+    """resetlogs id -> why its logs are not planned, for each incarnation of our DBID that does not
+    continue ours (pure). Ours are the root incarnation, those planning already went through, and
+    each child (``prev_resetlogs_id``) of one of ours unless planning left its parent for another
+    child, or already planned a log of its parent that starts at or after its resetlogs SCN."""
+    root = source.root_resetlogs_id
+    if root is None:
+        return {}
+    ours = [e for e in logs if e.identity is not None and e.status in USABLE and e.dbid == source.dbid]
+    seen: dict[int, tuple[int, int | None]] = {}  # resetlogs id -> (resetlogs SCN, previous resetlogs id)
+    for e in sorted(ours, key=lambda e: (e.first_seen, e.location)):
+        seen.setdefault(e.resetlogs_id, (e.resetlogs_scn or 0, e.prev_resetlogs_id))  # type: ignore[arg-type]
+    chain = list(dict.fromkeys(b.resetlogs_id for b in batches if b.kind is BatchKind.SCHEDULED))
+    accepted = {root, *chain}
+    reasons: dict[int, str] = {}
+    undecided = sorted((r for r in seen if r not in accepted), key=lambda r: (seen[r][0], r))
+    progress = True
+    while progress:  # parents first (a child's resetlogs SCN is above its parent's)
+        progress = False
+        for rid in [r for r in undecided if seen[r][1] in accepted]:
+            undecided.remove(rid)
+            progress = True
+            why = _branch_problem(rid, seen, chain, ours)
+            if why is None:
+                accepted.add(rid)
+            else:
+                reasons[rid] = why
+    known = sorted(accepted, key=lambda r: (seen.get(r, (0, None))[0], r))
+    for rid in undecided:
+        scn, prev = seen[rid]
+        reasons[rid] = (
+            f"incarnation {rid} (resetlogs SCN {scn}, parent {prev}) does not continue this pipeline's "
+            f"incarnations {known}"
+        )
+    return reasons
+
+
+def _branch_problem(
+    rid: int, seen: dict[int, tuple[int, int | None]], chain: list[int], ours: Sequence[LogEntry]
+) -> str | None:
+    """Why the child ``rid`` of an incarnation of ours cannot be planned after it, or None."""
+    scn, parent = seen[rid]
+    if parent in chain and parent != chain[-1]:
+        moved = chain[chain.index(parent) + 1]
+        return (
+            f"incarnation {rid} branches from incarnation {parent} at resetlogs SCN {scn}, but planning "
+            f"already moved from incarnation {parent} to incarnation {moved} "
+            f"(resetlogs SCN {seen.get(moved, (None,))[0]})"
+        )
+    past = [e for e in ours if e.resetlogs_id == parent and e.status in PLANNED and (e.first_scn or 0) >= scn]
+    if not past:
+        return None
+    e = min(past, key=lambda e: (e.first_scn or 0, e.thread or 0))
+    return (
+        f"incarnation {rid} branches from incarnation {parent} at resetlogs SCN {scn}, but incarnation "
+        f"{parent} is already planned past it: thread {e.thread} sequence {e.sequence} (SCN {e.first_scn} "
+        f"to {e.next_scn}, batch {e.batch_id}) is of the abandoned branch"
+    )
+
+
+def _database(e: LogEntry) -> str:
+    return f"DBID {e.dbid} ({e.db_name})" if e.db_name else f"DBID {e.dbid}"
 
 
 def _mark_duplicates(catalog: LogCatalog, logs: Sequence[LogEntry]) -> None:
     """Of several objects with one (resetlogs, thread, sequence), keep the batched or first seen one."""
-    groups: dict[tuple[int, int, int], list[LogEntry]] = {}
-    for e in logs:
+    groups: dict[tuple[int | None, int, int, int], list[LogEntry]] = {}
+    for e in logs:  # logs of two databases are never duplicates of each other
         if e.identity is not None and e.status in USABLE:
-            groups.setdefault(e.identity, []).append(e)
+            groups.setdefault((e.dbid, *e.identity), []).append(e)
     for same in groups.values():
         same.sort(key=lambda e: (e.status is LogStatus.DISCOVERED, e.first_seen, e.location))
         for extra in same[1:]:

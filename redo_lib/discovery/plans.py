@@ -19,6 +19,11 @@ to it once the current one is planned up to the child's resetlogs SCN; logs of t
 that SCN on are an orphaned branch and are never planned. The first batch of an incarnation carries
 nothing in.
 
+One database: while the usable logs hold several DBIDs (no ``REDOTRAIL_DBID`` yet, so discovery did
+not reject the foreign ones), nothing is planned and the gap says which databases the archive holds.
+Logs of other databases and incarnations that do not continue ours are rejected by discovery
+(``objects.screen_logs``) and so never reach these rules.
+
 :func:`select_range` picks the logs of a backfill and the batch that ended just before it.
 """
 
@@ -30,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import final
 
-from redo_lib.discovery.objects import USABLE, gap_error, logs_by_thread, scn_error
+from redo_lib.discovery.objects import USABLE, databases_message, gap_error, logs_by_thread, scn_error
 from redo_lib.errors import LogSetError
 from redo_lib.storage.catalog import BatchEntry, BatchKind, BatchStatus, LogEntry, LogStatus
 
@@ -53,6 +58,9 @@ class Selection:
 
 def select_next(logs: Sequence[LogEntry], batches: Sequence[BatchEntry], *, max_logs: int) -> Selection:
     """The next scheduled batch after the last one (see the module docstring for the rules)."""
+    several = databases_message(logs)
+    if several is not None:  # never guess which database the pipeline captures
+        return Selection(gaps=(LogSetError(several),))
     incarnations = _incarnations(logs)
     chain = [b for b in batches if b.kind is BatchKind.SCHEDULED]
     last = chain[-1] if chain else None

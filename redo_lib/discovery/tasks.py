@@ -34,6 +34,7 @@ class Settings:
     max_logs_per_batch: int = 8
     max_batches_per_run: int = 4
     spark_defaults: str = ""
+    dbid: int | None = None  # the source database; learned from the first logs when None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -46,6 +47,9 @@ class Settings:
                 raise RedoError(f"{name} must be a positive integer, not {text!r}")
             return int(text)
 
+        dbid = env.get("REDOTRAIL_DBID") or None
+        if dbid is not None and not dbid.isdigit():
+            raise RedoError(f"REDOTRAIL_DBID must be a DBID (a non-negative integer), not {dbid!r}")
         return cls(
             archive_url=env.get("REDOTRAIL_ARCHIVE_URL") or "s3://redo-archive/archive/",
             work_dir=env.get("REDOTRAIL_WORK_DIR") or str(data / "work"),
@@ -57,13 +61,14 @@ class Settings:
             max_batches_per_run=number("REDOTRAIL_MAX_BATCHES_PER_RUN", 4),
             spark_defaults=env.get("REDOTRAIL_SPARK_DEFAULTS")
             or str(REPO / "include/spark/spark-defaults.conf"),
+            dbid=int(dbid) if dbid is not None else None,
         )
 
 
 def discover_archive(settings: Settings, client: Any = None) -> dict[str, Any]:
     """The discovery DAG's ``discover`` task: one discovery run; the report as a plain dict."""
     with LogCatalog(settings.catalog_db) as catalog:
-        return discover(catalog, settings.archive_url, client=client).to_dict()
+        return discover(catalog, settings.archive_url, client=client, dbid=settings.dbid).to_dict()
 
 
 def plan_pending(settings: Settings, client: Any = None) -> list[str]:

@@ -8,8 +8,11 @@ docs/operations.md for why not Postgres):
   detection), what its redo header says (thread, sequence, resetlogs id, first/next SCN and time,
   block size, nab; redo-format §1.4), and its status: ``discovered`` (``ready`` once complete and
   stable, else ``reason`` says why it waits), ``batched`` (``batch_id``), ``published``,
-  ``rejected`` (not a redo log), ``duplicate`` (same thread/sequence/resetlogs as another object),
-  ``gone`` (no longer listed before it was batched);
+  ``rejected`` (not a redo log, or not of this pipeline's database or incarnations), ``duplicate``
+  (same thread/sequence/resetlogs as another object), ``gone`` (no longer listed before it was
+  batched);
+* ``SourceEntry`` — the one source database this pipeline captures (DBID, name, where it was learned
+  from, its root incarnation): logs of any other database are rejected by discovery;
 * ``BatchEntry`` — one batch: thread(s) with their first/last sequence, status (``planned``,
   ``running``, ``validated``, ``published``, ``failed``), the previous batch, its folder.
 
@@ -78,6 +81,7 @@ class LogEntry:
     resetlogs_scn: int | None = None
     prev_resetlogs_id: int | None = None
     dbid: int | None = None
+    db_name: str | None = None
     first_scn: int | None = None
     next_scn: int | None = None
     first_time: str | None = None
@@ -97,6 +101,27 @@ class LogEntry:
         if self.thread is None or self.sequence is None or self.resetlogs_id is None:
             return None
         return (self.resetlogs_id, self.thread, self.sequence)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceEntry:
+    """The source database of the pipeline: one per catalog; once learned, never another DBID.
+
+    ``learned_from`` is ``REDOTRAIL_DBID`` (configured) or the location of the first log it was learned
+    from. The root incarnation is the oldest incarnation of the database (by resetlogs SCN) among the
+    logs seen when it was learned; ``None`` (and ``db_name`` too) until a log of the database is seen."""
+
+    dbid: int
+    db_name: str | None = None
+    learned_from: str = ""
+    root_resetlogs_id: int | None = None
+    root_resetlogs_scn: int | None = None
+    learned: str = ""  # when (utc_now format)
+
+    def describe(self) -> str:
+        """``DBID 1497016494 (FREE)``, or ``DBID 1497016494`` while the name is unknown."""
+        return f"DBID {self.dbid} ({self.db_name})" if self.db_name else f"DBID {self.dbid}"
 
 
 @final
@@ -125,13 +150,14 @@ class BatchEntry:
 
 _LOG_COLUMNS = tuple(f.name for f in dataclasses.fields(LogEntry))
 _BATCH_COLUMNS = tuple(f.name for f in dataclasses.fields(BatchEntry))
+_SOURCE_COLUMNS = tuple(f.name for f in dataclasses.fields(SourceEntry))
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS logs (
   location TEXT PRIMARY KEY, size INTEGER NOT NULL, etag TEXT NOT NULL, prev_size INTEGER,
   first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
   thread INTEGER, sequence INTEGER, resetlogs_id INTEGER, resetlogs_scn INTEGER,
-  prev_resetlogs_id INTEGER, dbid INTEGER, first_scn INTEGER, next_scn INTEGER,
+  prev_resetlogs_id INTEGER, dbid INTEGER, db_name TEXT, first_scn INTEGER, next_scn INTEGER,
   first_time TEXT, next_time TEXT, block_size INTEGER, nab INTEGER, misc_flags INTEGER,
   status TEXT NOT NULL, ready INTEGER NOT NULL, reason TEXT, note TEXT, batch_id TEXT
 );
@@ -145,6 +171,10 @@ CREATE TABLE IF NOT EXISTS batches (
 CREATE TABLE IF NOT EXISTS batch_logs (
   batch_id TEXT NOT NULL, location TEXT NOT NULL, thread INTEGER NOT NULL, sequence INTEGER NOT NULL,
   PRIMARY KEY (batch_id, location)
+);
+CREATE TABLE IF NOT EXISTS source (
+  dbid INTEGER PRIMARY KEY, db_name TEXT, learned_from TEXT NOT NULL, root_resetlogs_id INTEGER,
+  root_resetlogs_scn INTEGER, learned TEXT NOT NULL
 );
 """
 
@@ -168,6 +198,7 @@ class LogCatalog:
             db = sqlite3.connect(text, timeout=30, isolation_level=None)
             db.row_factory = sqlite3.Row
             db.executescript(_SCHEMA)
+            _add_missing_columns(db)
         except (sqlite3.Error, OSError) as exc:
             if db is not None:
                 db.close()
@@ -223,6 +254,21 @@ class LogCatalog:
         where, args = _filters(status=status, resetlogs_id=resetlogs_id)
         rows = self._run(f"SELECT * FROM logs{where} ORDER BY resetlogs_id, thread, sequence, location", args)
         return [_log(r) for r in rows]
+
+    # ---- the source database ------------------------------------------------------------------
+
+    def source(self) -> SourceEntry | None:
+        """The source database learned so far, or None."""
+        rows = self._run("SELECT * FROM source")
+        return SourceEntry(**dict(rows[0])) if rows else None
+
+    def put_source(self, source: SourceEntry) -> None:
+        """Store the source database (the one row of the ``source`` table)."""
+        values = [getattr(source, c) for c in _SOURCE_COLUMNS]
+        marks = ", ".join("?" * len(values))
+        with self.transaction():
+            self._run("DELETE FROM source")
+            self._run(f"INSERT INTO source ({', '.join(_SOURCE_COLUMNS)}) VALUES ({marks})", values)
 
     # ---- batches --------------------------------------------------------------------------------
 
@@ -296,6 +342,14 @@ class LogCatalog:
         updated = self.get_batch(batch_id)
         assert updated is not None
         return updated
+
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """Columns added after a catalog file was created (``logs.db_name``) are added to it."""
+    try:
+        db.execute("SELECT db_name FROM logs LIMIT 0")
+    except sqlite3.OperationalError:
+        db.execute("ALTER TABLE logs ADD COLUMN db_name TEXT")
 
 
 def _filters(**conditions: Any) -> tuple[str, list[Any]]:

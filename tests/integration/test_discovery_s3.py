@@ -38,6 +38,7 @@ pytest_plugins = ["tests.fixtures.s3"]
 REPO = Path(__file__).resolve().parents[2]
 REAL = REPO.parent / "shared" / "realdata" / "rophy-olr-example-free-23"
 RID = 1224959854
+DBID = 1497016494  # the real logs' database, FREE
 
 
 def olr_header(seq: int) -> dict[str, int]:
@@ -106,8 +107,9 @@ def put(bucket: str, key: str, data: bytes) -> str:
 def synth(sequence: int, first_scn: int) -> bytes:
     out = io.BytesIO()
     spec = LogFileSpec(
-        sequence=sequence, resetlogs_id=RID, first_scn=first_scn, first_time=dt.datetime(2026, 3, 7, 1, 45)
-    )
+        sequence=sequence, resetlogs_id=RID, resetlogs_scn=0x1F75EE, dbid=DBID, db_name="FREE",
+        first_scn=first_scn, first_time=dt.datetime(2026, 3, 7, 1, 45),
+    )  # fmt: skip  # a log of the same database as the real ones (another DBID would be rejected)
     LogWriter(out, spec).close(next_scn=first_scn + 10, next_time=dt.datetime(2026, 3, 7, 1, 46))
     return out.getvalue()
 
@@ -241,6 +243,31 @@ def test_a_gap_stops_planning_and_names_the_missing_sequence(
         plan_pending(settings)
     with LogCatalog(settings.catalog_db) as catalog:
         assert [b.batch_id for b in catalog.batches()] == ["b-000015-000015"]  # nothing past the gap
+
+
+@pytest.mark.realdata
+def test_logs_of_another_database_are_rejected_and_the_real_ones_planned(
+    bucket: str, catalog: LogCatalog, real_logs: dict[int, bytes], tmp_path: Path
+) -> None:
+    first = put(bucket, f"archive/1_15_{RID}.arc", real_logs[15])
+    discover(catalog, f"s3://{bucket}/archive/")  # learns FREE from the real header
+    put(bucket, f"archive/1_16_{RID}.arc", real_logs[16])
+    out = io.BytesIO()  # another database's log, of an incarnation that sorts before the real one
+    spec = LogFileSpec(
+        sequence=1, resetlogs_id=77, resetlogs_scn=5, first_scn=100, first_time=dt.datetime(2026, 3, 7)
+    )
+    LogWriter(out, spec).close(next_scn=200, next_time=dt.datetime(2026, 3, 7, 0, 1))
+    foreign = put(bucket, "archive/1_1_77.arc", out.getvalue())
+    report = discover(catalog, f"s3://{bucket}/archive/")
+    assert report.rejected == (
+        (
+            foreign,
+            f"DBID {0x5EED0001} (SYNTH) is not this pipeline's database DBID {DBID} (FREE), learned from {first}",
+        ),
+    )
+    assert report.gaps == ()
+    (b,) = plan_batches(catalog, work_dir=str(tmp_path)).batches
+    assert (b.batch_id, b.resetlogs_id) == ("b-000015-000016", RID)
 
 
 @pytest.mark.realdata

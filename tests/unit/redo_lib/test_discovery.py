@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,11 @@ from redo_lib.discovery import (
     assess,
     batch_id_for,
     check_continuity,
+    databases_message,
+    discover,
+    discover_archive,
     finish_batch,
+    learn_source,
     name_mismatch,
     plan_backfill,
     plan_batches,
@@ -30,6 +35,7 @@ from redo_lib.discovery import (
     register_object,
     rerun_batch,
     resolve_batch,
+    screen_logs,
     select_next,
     select_range,
 )
@@ -44,6 +50,7 @@ from redo_lib.storage.catalog import (
     LogCatalog,
     LogEntry,
     LogStatus,
+    SourceEntry,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -508,7 +515,8 @@ def test_finish_reads_the_markers(
         (tmp_path / "batches" / b.batch_id / marker).write_text("{}")
     result = finish_batch(catalog, b.batch_id)
     assert result["status"] == status.value and catalog.get_batch(b.batch_id).status is status  # type: ignore[union-attr]
-    assert result["summary"] == str(tmp_path / "batches" / b.batch_id / "report" / "summary.json")
+    assert result["summary"] is None  # no report/summary.json: a path that does not exist is None
+    assert result["manifest"] == str(tmp_path / "batches" / b.batch_id / "manifest.json")
     published = status is BatchStatus.PUBLISHED
     assert (catalog.logs()[0].status is LogStatus.PUBLISHED) == published
 
@@ -595,3 +603,260 @@ def test_resolve_a_batch_id_or_a_range(tmp_path: Path) -> None:
 def test_resolve_needs_one_kind_of_request(tmp_path: Path, kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(RedoError, match=message):
         resolve_batch(settings_for(tmp_path), **kwargs)  # type: ignore[arg-type]
+
+
+# ---- one source database per archive ------------------------------------------------------------
+
+FREE = 1497016494  # DBID of the real 23.6 logs (database FREE)
+FOREIGN = 123
+OURS_SCN = 1000  # resetlogs SCN of incarnation RID in these tests; the foreign one's is lower
+FAR = RID + 2000  # an incarnation of FREE whose parent is no incarnation of ours
+
+
+def archived(
+    seq: int, *, dbid: int = FREE, db_name: str = "FREE", rid: int = RID, resetlogs_scn: int = OURS_SCN,
+    prev_rid: int = 0, first: int | None = None,
+) -> bytes:  # fmt: skip
+    """A closed 2-block archived log from the format writer, with a real header (SCN [s*100, s*100+100))."""
+    first = seq * 100 if first is None else first
+    out = io.BytesIO()
+    spec = LogFileSpec(
+        sequence=seq, resetlogs_id=rid, resetlogs_scn=resetlogs_scn, dbid=dbid, db_name=db_name,
+        first_scn=first, first_time=dt.datetime(2026, 3, 7, 1, 44),
+    )  # fmt: skip
+    LogWriter(out, spec).close(next_scn=first + 100, next_time=dt.datetime(2026, 3, 7, 1, 45))
+    data = bytearray(out.getvalue())
+    data[512 + 292 : 512 + 296] = prev_rid.to_bytes(4, "little")  # prev resetlogs id @292 (§1.4)
+    seal_block(data, 512, 512)
+    return bytes(data)
+
+
+class FakeArchive:
+    """Just enough of a boto3 S3 client for :func:`discover`: one listing page and ranged GETs."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, bytes] = {}
+
+    def put(self, key: str, data: bytes) -> str:
+        self.objects[f"archive/{key}"] = data
+        return f"s3://arch/archive/{key}"
+
+    def get_paginator(self, name: str) -> FakeArchive:
+        assert name == "list_objects_v2"
+        return self
+
+    def paginate(self, **kw: object) -> Iterator[dict[str, object]]:
+        yield {
+            "Contents": [
+                {"Key": key, "Size": len(data), "ETag": f'"{hash(data):x}"'}
+                for key, data in sorted(self.objects.items())
+                if key.startswith(str(kw["Prefix"]))
+            ]
+        }
+
+    def get_object(self, **kw: object) -> dict[str, object]:
+        first, last = str(kw["Range"]).removeprefix("bytes=").split("-")
+        return {"Body": io.BytesIO(self.objects[str(kw["Key"])][int(first) : int(last) + 1])}
+
+
+ARCHIVE = "s3://arch/archive/"
+
+
+def test_foreign_logs_dropped_beside_ours_are_rejected_and_ours_still_planned(
+    catalog: LogCatalog, tmp_path: Path
+) -> None:
+    s3 = FakeArchive()
+    ours = [s3.put(f"1_{s}_{RID}.arc", archived(s)) for s in (15, 16)]
+    discover(catalog, ARCHIVE, client=s3, now=NOW)  # learns FREE from its first log
+    source = catalog.source()
+    assert source == SourceEntry(
+        dbid=FREE, db_name="FREE", learned_from=ours[0], root_resetlogs_id=RID, root_resetlogs_scn=OURS_SCN,
+        learned=NOW,
+    )  # fmt: skip
+    # another database's logs: other DBID, other incarnation, whose resetlogs SCN sorts before ours
+    foreign = [
+        s3.put(f"1_{s}_777.arc", archived(s, dbid=FOREIGN, db_name="FOREIGN", rid=777, resetlogs_scn=5))
+        for s in (1, 2)
+    ]
+    report = discover(catalog, ARCHIVE, client=s3)
+    assert dict(report.rejected) == dict.fromkeys(
+        foreign,
+        f"DBID 123 (FOREIGN) is not this pipeline's database DBID {FREE} (FREE), learned from {ours[0]}",
+    )
+    assert (report.ready, report.gaps) == (tuple(ours), ())  # rejected logs are no gap
+    assert (
+        report.source
+        == f"DBID {FREE} (FREE), learned from {ours[0]}; root incarnation {RID} (resetlogs SCN 1000)"
+    )
+    (b,) = plan_batches(catalog, work_dir=str(tmp_path), max_batches=3).batches
+    assert (b.batch_id, b.resetlogs_id) == ("b-000015-000016", RID)
+    assert {e.location for e in catalog.logs(status=LogStatus.REJECTED)} == set(foreign)
+    s3.put("1_1_777.arc", b"")  # unchanged rejected objects are not read again; changed ones are
+    assert discover(catalog, ARCHIVE, client=s3).read == (foreign[0],)
+
+
+def test_a_log_with_only_its_dbid_changed_is_rejected_not_batched(
+    catalog: LogCatalog, tmp_path: Path
+) -> None:
+    s3 = FakeArchive()
+    ours = [s3.put(f"1_{s}_{RID}.arc", archived(s)) for s in (15, 16)]
+    discover(catalog, ARCHIVE, client=s3)
+    other = s3.put(f"1_17_{RID}.arc", archived(17, dbid=999, db_name="FREE"))  # same incarnation and SCNs
+    twin = s3.put(f"copy/1_16_{RID}.arc", archived(16, dbid=999, db_name="FREE"))  # same identity as ours
+    report = discover(catalog, ARCHIVE, client=s3)
+    why = f"DBID 999 (FREE) is not this pipeline's database DBID {FREE} (FREE), learned from {ours[0]}"
+    assert dict(report.rejected) == {other: why, twin: why}
+    assert (report.duplicates, report.gaps) == ((), ())
+    (b,) = plan_batches(catalog, work_dir=str(tmp_path), max_batches=3).batches
+    assert [e.location for e in catalog.batch_logs(b.batch_id)] == ours
+
+
+def test_a_configured_dbid_is_the_source_before_any_log(catalog: LogCatalog, tmp_path: Path) -> None:
+    s3 = FakeArchive()
+    assert (
+        discover(catalog, ARCHIVE, client=s3, dbid=FREE, now="t0").source
+        == f"DBID {FREE}, learned from REDOTRAIL_DBID"
+    )
+    assert catalog.source() == SourceEntry(dbid=FREE, learned_from="REDOTRAIL_DBID", learned="t0")
+    # the other database's logs come first, with the lower resetlogs SCN: without the DBID they would be planned
+    foreign = s3.put("1_1_777.arc", archived(1, dbid=FOREIGN, db_name="FOREIGN", rid=777, resetlogs_scn=5))
+    ours = s3.put(f"1_15_{RID}.arc", archived(15))
+    report = discover(catalog, ARCHIVE, client=s3, dbid=FREE, now="t1")
+    assert report.rejected == (
+        (
+            foreign,
+            f"DBID 123 (FOREIGN) is not this pipeline's database DBID {FREE} (FREE), learned from REDOTRAIL_DBID",
+        ),
+    )
+    assert catalog.source() == SourceEntry(
+        dbid=FREE, db_name="FREE", learned_from="REDOTRAIL_DBID", root_resetlogs_id=RID,
+        root_resetlogs_scn=OURS_SCN, learned="t0",
+    )  # fmt: skip
+    (b,) = plan_batches(catalog, work_dir=str(tmp_path)).batches
+    assert [e.location for e in catalog.batch_logs(b.batch_id)] == [ours]
+
+
+def test_a_configured_dbid_other_than_the_learned_one_is_an_error(catalog: LogCatalog) -> None:
+    s3 = FakeArchive()
+    first = s3.put(f"1_15_{RID}.arc", archived(15))
+    discover(catalog, ARCHIVE, client=s3, now=NOW)
+    message = f"REDOTRAIL_DBID is 123, but this log catalog captures DBID {FREE} (FREE), learned from {first} at {NOW}"
+    with pytest.raises(LogSetError, match=re.escape(message)) as caught:
+        discover(catalog, ARCHIVE, client=s3, dbid=FOREIGN)
+    assert caught.value.position.file == catalog.path
+    assert discover(catalog, ARCHIVE, client=s3, dbid=FREE).source is not None  # the same one is fine
+
+
+def test_several_databases_on_the_first_run_plan_nothing_until_the_dbid_is_set(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    s3 = FakeArchive()
+    ours = [s3.put(f"1_{s}_{RID}.arc", archived(s)) for s in (15, 16)]
+    foreign = s3.put("1_1_777.arc", archived(1, dbid=FOREIGN, db_name="FOREIGN", rid=777, resetlogs_scn=5))
+    message = (
+        f"the archive holds logs of 2 databases (DBID 123 FOREIGN: 1 log, DBID {FREE} FREE: 2 logs); "
+        "set REDOTRAIL_DBID to the one this pipeline captures"
+    )
+    settings = dataclasses.replace(settings, archive_url=ARCHIVE)
+    found = discover_archive(settings, client=s3)
+    assert (found["gaps"], found["source"], found["ready"], found["rejected"]) == ([message], None, [], [])
+    assert dict(found["waiting"]) == {
+        foreign: "DBID 123 (FOREIGN) is one of 2 databases in the archive: waits for REDOTRAIL_DBID",
+        **dict.fromkeys(
+            ours, f"DBID {FREE} (FREE) is one of 2 databases in the archive: waits for REDOTRAIL_DBID"
+        ),
+    }
+    with pytest.raises(LogSetError, match=re.escape(message)):
+        plan_pending(settings)
+    with LogCatalog(settings.catalog_db) as catalog:
+        assert (catalog.source(), catalog.batches()) == (None, [])
+
+    configured = dataclasses.replace(settings, dbid=FREE)  # the operator sets REDOTRAIL_DBID
+    found = discover_archive(configured, client=s3)
+    assert ([loc for loc, _ in found["rejected"]], found["ready"], found["gaps"]) == ([foreign], ours, [])
+    assert plan_pending(configured) == ["b-000015-000016"]
+
+
+def test_the_dbid_setting() -> None:
+    assert (Settings.from_env({}).dbid, Settings.from_env({"REDOTRAIL_DBID": "1497016494"}).dbid) == (
+        None,
+        FREE,
+    )
+    with pytest.raises(RedoError, match="REDOTRAIL_DBID must be a DBID"):
+        Settings.from_env({"REDOTRAIL_DBID": "FREE"})
+
+
+SOURCE = SourceEntry(
+    dbid=FREE,
+    db_name="FREE",
+    learned_from="s3://arch/archive/1_1.arc",
+    root_resetlogs_id=RID,
+    root_resetlogs_scn=1,
+)
+
+
+def of_free(*logs: LogEntry) -> list[LogEntry]:
+    return [dataclasses.replace(e, dbid=FREE, db_name="FREE") for e in logs]
+
+
+def rejected(updates: list[LogEntry]) -> dict[tuple[int | None, int | None], str | None]:
+    assert all(e.status is LogStatus.REJECTED and not e.ready for e in updates)
+    return {(e.resetlogs_id, e.sequence): e.reason for e in updates}
+
+
+def test_an_incarnation_that_does_not_continue_ours_is_rejected() -> None:
+    logs = of_free(
+        *planned(log(1), log(2)),
+        child(1, 300),
+        log(1, rid=FAR, first=5000, resetlogs_scn=5000, prev_resetlogs_id=555),
+    )
+    why = f"incarnation {FAR} (resetlogs SCN 5000, parent 555) does not continue this pipeline's incarnations [{RID}, {NEW}]"
+    assert rejected(screen_logs(logs, [batch({1: (1, 2)})], SOURCE)) == {(FAR, 1): why}
+
+
+def test_an_incarnation_branching_below_what_is_planned_of_its_parent_is_rejected() -> None:
+    parent = planned(log(1), log(2), log(3))  # sequence 3, SCN [300, 400), is past the resetlogs SCN 300
+    parent[2] = dataclasses.replace(parent[2], batch_id="b-000003-000003")
+    logs = of_free(*parent, child(1, 300), child(2, 400))
+    reasons = rejected(screen_logs(logs, [batch({1: (1, 2)}), batch({1: (3, 3)})], SOURCE))
+    assert list(reasons) == [(NEW, 1), (NEW, 2)]
+    assert reasons[(NEW, 1)] == (
+        f"incarnation {NEW} branches from incarnation {RID} at resetlogs SCN 300, but incarnation {RID} is "
+        "already planned past it: thread 1 sequence 3 (SCN 300 to 400, batch b-000003-000003) is of the "
+        "abandoned branch"
+    )
+
+
+def test_a_sibling_of_the_incarnation_planning_moved_to_is_rejected() -> None:
+    sibling = log(1, rid=NEW + 1, first=250, resetlogs_scn=250, prev_resetlogs_id=RID)
+    logs = of_free(*planned(log(1), log(2), child(1, 300)), sibling)
+    chain = [batch({1: (1, 2)}), batch({1: (1, 1)}, rid=NEW, name="b-new")]
+    reason = rejected(screen_logs(logs, chain, SOURCE))[(NEW + 1, 1)]
+    assert reason == (
+        f"incarnation {NEW + 1} branches from incarnation {RID} at resetlogs SCN 250, but planning already "
+        f"moved from incarnation {RID} to incarnation {NEW} (resetlogs SCN 300)"
+    )
+
+
+def test_a_child_incarnation_is_planned_after_its_parent(catalog: LogCatalog, tmp_path: Path) -> None:
+    s3 = FakeArchive()
+    s3.put(f"1_1_{RID}.arc", archived(1, resetlogs_scn=1))
+    s3.put(f"1_2_{RID}.arc", archived(2, resetlogs_scn=1))
+    discover(catalog, ARCHIVE, client=s3)
+    work = str(tmp_path / "work")
+    assert [b.batch_id for b in plan_batches(catalog, work_dir=work).batches] == ["b-000001-000002"]
+    for s in (1, 2):  # RESETLOGS at SCN 300, where the parent's planned logs end
+        s3.put(f"1_{s}_{NEW}.arc", archived(s, rid=NEW, resetlogs_scn=300, prev_rid=RID, first=200 + s * 100))
+    report = discover(catalog, ARCHIVE, client=s3)
+    assert (report.rejected, report.gaps, len(report.ready)) == ((), (), 2)
+    (b,) = plan_batches(catalog, work_dir=work).batches
+    assert (b.batch_id, b.resetlogs_id, b.previous_batch, b.carried_in) == (
+        "b-000001-000002-r" + str(NEW), NEW, "b-000001-000002", None,
+    )  # fmt: skip
+
+
+def test_planning_never_mixes_databases() -> None:
+    logs = [log(1, dbid=FREE), log(2, dbid=FREE), log(1, rid=777, resetlogs_scn=0, dbid=FOREIGN)]
+    sel = select_next(logs, [], max_logs=8)
+    assert sel.logs == () and "the archive holds logs of 2 databases" in str(sel.gaps[0])
+    assert learn_source(None, logs) is None
+    assert databases_message(logs[:2]) is None

@@ -16,6 +16,7 @@ from redo_lib.storage.catalog import (
     LogCatalog,
     LogEntry,
     LogStatus,
+    SourceEntry,
     join_location,
     object_exists,
     remove_object,
@@ -56,8 +57,9 @@ def catalog(tmp_path: Path) -> Iterator[LogCatalog]:
 
 def test_log_rows_round_trip_with_every_field(catalog: LogCatalog) -> None:
     entry = _log(
-        15, prev_size=512, resetlogs_scn=2062830, prev_resetlogs_id=6, dbid=1497016494, first_time="t0",
-        next_time="t1", block_size=512, nab=2, misc_flags=0x10800011, reason=None, note="name says 99",
+        15, prev_size=512, resetlogs_scn=2062830, prev_resetlogs_id=6, dbid=1497016494, db_name="FREE",
+        first_time="t0", next_time="t1", block_size=512, nab=2, misc_flags=0x10800011, reason=None,
+        note="name says 99",
     )  # fmt: skip
     catalog.put_log(entry)
     assert catalog.get_log(entry.location) == entry
@@ -82,6 +84,44 @@ def test_a_reopened_catalog_keeps_its_rows(tmp_path: Path) -> None:
     with LogCatalog(f"sqlite:///{path}") as again:
         assert again.get_log(_log(1).location) is not None
         assert again.get_batch("b-1") is not None
+
+
+def test_the_source_database_is_one_row_that_survives_a_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "logs.sqlite"
+    configured = SourceEntry(dbid=1497016494, learned_from="REDOTRAIL_DBID", learned="t0")
+    learned = SourceEntry(
+        dbid=1497016494, db_name="FREE", learned_from="REDOTRAIL_DBID", root_resetlogs_id=1224959854,
+        root_resetlogs_scn=2061806, learned="t0",
+    )  # fmt: skip
+    with LogCatalog(path) as first:
+        assert first.source() is None
+        first.put_source(configured)
+        assert first.source() == configured and configured.describe() == "DBID 1497016494"
+        first.put_source(learned)
+    with LogCatalog(path) as again:
+        assert again.source() == learned and learned.describe() == "DBID 1497016494 (FREE)"
+
+
+def test_a_catalog_file_from_before_db_name_gains_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE logs (location TEXT PRIMARY KEY, size INTEGER NOT NULL, etag TEXT NOT NULL, "
+            "prev_size INTEGER, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL, thread INTEGER, "
+            "sequence INTEGER, resetlogs_id INTEGER, resetlogs_scn INTEGER, prev_resetlogs_id INTEGER, "
+            "dbid INTEGER, first_scn INTEGER, next_scn INTEGER, first_time TEXT, next_time TEXT, "
+            "block_size INTEGER, nab INTEGER, misc_flags INTEGER, status TEXT NOT NULL, ready INTEGER NOT NULL, "
+            "reason TEXT, note TEXT, batch_id TEXT)"
+        )
+        db.execute(
+            "INSERT INTO logs (location, size, etag, first_seen, last_seen, status, ready) "
+            "VALUES ('s3://arch/old.arc', 1, 'e', 't', 't', 'discovered', 0)"
+        )
+    db.close()
+    with LogCatalog(path) as catalog:
+        assert catalog.get_log("s3://arch/old.arc").db_name is None  # type: ignore[union-attr]
+        catalog.put_log(_log(1, dbid=7, db_name="ORCL"))
+        assert catalog.get_log(_log(1).location).db_name == "ORCL"  # type: ignore[union-attr]
 
 
 def test_a_scheduled_batch_takes_its_logs_and_publishing_marks_them(catalog: LogCatalog) -> None:
