@@ -66,6 +66,9 @@ class Manifest:
     dictionary: str | None = None
     previous_batch: str | None = None
     carried_in: str | None = None
+    # the capture scope, "OWNER" / "OWNER.TABLE" entries (None: every table of the dictionary);
+    # trail.emit.capture_options turns it into the emitter's options
+    capture: tuple[str, ...] | None = None
 
     def to_json(self) -> str:
         doc = asdict(self)
@@ -78,9 +81,15 @@ def load_manifest(batch_dir: str | os.PathLike[str]) -> Manifest:
     try:
         doc = json.loads(path.read_text())
         logs = tuple(LogEntry(**log) for log in doc["logs"])
+        capture = doc.get("capture")
+        if capture is not None and (
+            not isinstance(capture, list) or not all(isinstance(c, str) for c in capture)
+        ):
+            raise TypeError(f"capture must be a list of OWNER or OWNER.TABLE strings, not {capture!r}")
         return Manifest(
             batch_id=doc["batch_id"], logs=logs, dictionary=doc.get("dictionary"),
             previous_batch=doc.get("previous_batch"), carried_in=doc.get("carried_in"),
+            capture=tuple(capture) if capture is not None else None,
         )  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LogSetError(
@@ -363,8 +372,21 @@ def evolve_batch_dictionary(
     return str(path), dict(counts)
 
 
+def _merge_value(key: str, old: Any, new: Any) -> Any:
+    """One counter of two partitions: summed, except high-water marks (``peak_*``, ``max_*``: the
+    largest), first SCNs (``first_scn``: the smallest) and values that are no counts (the capture
+    list, a missing ``max_object_id``: the same in every partition, kept)."""
+    if old is None or not isinstance(new, int | float) or isinstance(new, bool):
+        return new if old is None else old
+    if key.startswith(("peak_", "max_")):
+        return max(old, new)
+    if key == "first_scn":
+        return min(old, new)
+    return old + new
+
+
 def merge_counts(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Sum partition counts into the batch's counts.json document."""
+    """Sum partition counts into the batch's counts.json document (``_merge_value``)."""
     total: dict[str, Any] = {}
     for part in parts:
         for section, value in part.items():
@@ -372,12 +394,10 @@ def merge_counts(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 continue
             target = total.setdefault(section, {})
             for key, inner in value.items():
-                if key.startswith("peak_"):  # high-water marks: the largest, not the sum
-                    target[key] = max(target.get(key, 0), inner)
-                elif isinstance(inner, dict):
+                if isinstance(inner, dict):
                     dest = target.setdefault(key, {})
                     for op, n in inner.items():
-                        dest[op] = dest.get(op, 0) + n
+                        dest[op] = _merge_value(op, dest.get(op), n)
                 else:
-                    target[key] = target.get(key, 0) + inner
+                    target[key] = _merge_value(key, target.get(key), inner)
     return total

@@ -184,7 +184,10 @@ def reconcile(
 ) -> dict[str, Any]:
     """The batch's Logdump-style counts by table and operation (docs/pipeline-contract.md).
 
-    Invariant: decoded + carried_in = trail + cancelled + out_of_scope + orphaned + carried_out."""
+    Invariant: decoded + carried_in = trail + cancelled + out_of_scope + unknown_in_scope_ops +
+    orphaned + carried_out. ``unknown_in_scope`` lists per object (changes, first SCN) what
+    ``unknown_in_scope_ops`` counts per operation: changes to objects the dictionary does not know
+    that may be captured tables (``TrailEmitter._may_be_captured``); validation fails on them."""
 
     def by_table(counter: Counter[tuple[int, str]]) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -201,6 +204,7 @@ def reconcile(
         "trail": by_table(emitter.trail_counts),
         "cancelled": by_table(table.cancelled),
         "out_of_scope": by_table(emitter.out_of_scope),
+        "unknown_in_scope_ops": by_table(emitter.unknown_in_scope),
         "orphaned": by_table(table.orphaned),
         "carried_out": by_table(count_row_changes(open_events)),
         "transactions": {
@@ -210,6 +214,11 @@ def reconcile(
             "open_carried_out": sum(1 for e in open_events if e.kind is EventKind.BEGIN),
         },
         "unknown_objects": {str(k): v for k, v in sorted(emitter.unknown_objects.items())},
+        "unknown_in_scope": {
+            str(obj): {"changes": n, "first_scn": emitter.unknown_first_scn[obj]}
+            for obj, n in sorted(_by_object(emitter.unknown_in_scope).items())
+        },
+        "scope": emitter.scope(),
         # LOB values in row / out of row, pieces, and what could not be resolved or attached (counted,
         # never dropped silently: docs/lobs.md)
         "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")},
@@ -219,17 +228,59 @@ def reconcile(
     }
 
 
+def _by_object(counter: Counter[tuple[int, str]]) -> Counter[int]:
+    total: Counter[int] = Counter()
+    for (obj, _), n in counter.items():
+        total[obj] += n
+    return total
+
+
 def balance(counts: dict[str, Any]) -> dict[str, dict[str, int]]:
-    """Per table and op: (decoded + carried_in) - (trail + cancelled + out_of_scope + orphaned +
-    carried_out). All zeros when the batch reconciles; a non-zero entry is a lost or invented change."""
+    """Per table and op: (decoded + carried_in) - (trail + cancelled + out_of_scope +
+    unknown_in_scope_ops + orphaned + carried_out). All zeros when the batch reconciles; a non-zero
+    entry is a lost or invented change."""
     totals: dict[str, dict[str, int]] = {}
     for part, sign in (("decoded", 1), ("carried_in", 1), ("trail", -1), ("cancelled", -1),
-                       ("out_of_scope", -1), ("orphaned", -1), ("carried_out", -1)):  # fmt: skip
+                       ("out_of_scope", -1), ("unknown_in_scope_ops", -1), ("orphaned", -1),
+                       ("carried_out", -1)):  # fmt: skip
         for name, ops in counts.get(part, {}).items():
             for op, n in ops.items():
                 totals.setdefault(name, {}).setdefault(op, 0)
                 totals[name][op] += sign * n
     return {name: {op: n for op, n in ops.items() if n} for name, ops in totals.items() if any(ops.values())}
+
+
+#: What to do about a change to an object the dictionary does not know (docs/data-quality.md).
+REFRESH_DICTIONARY = (
+    "refresh the dictionary: re-run include/sql/export_dictionary.sql for the captured owners, point "
+    "REDOTRAIL_DICTIONARY at the new file, then re-run the batch"
+)
+
+
+def scope_report(counts: dict[str, Any]) -> dict[str, Any]:
+    """The capture scope of a batch from its counts.json, as the validation report shows it: the
+    configured scope, the changes out of scope per table or object (``OBJ_<n>``: unknown to the
+    dictionary, existed at its export), the unknown objects that may be in scope (object id ->
+    changes, first SCN), and warnings (changes to unknown objects that the dictionary could not
+    classify for want of ``max_object_id``)."""
+    scope = counts.get("scope") or {}
+    objects = {name: sum(ops.values()) for name, ops in sorted((counts.get("out_of_scope") or {}).items())}
+    unknown = counts.get("unknown_in_scope") or {}
+    warnings = []
+    unclassified = int(scope.get("unclassified_changes") or 0)
+    if unclassified:
+        warnings.append(
+            f"the dictionary has no max_object_id (an older export or an OLR checkpoint): {unclassified} "
+            "changes to objects it does not know were counted out of scope without checking that they "
+            f"lie outside the captured schemas; to check them, {REFRESH_DICTIONARY}"
+        )
+    return {
+        "capture": scope.get("capture"),
+        "max_object_id": scope.get("max_object_id"),
+        "out_of_scope": {"changes": sum(objects.values()), "objects": objects},
+        "unknown_in_scope": {"changes": sum(int(u["changes"]) for u in unknown.values()), "objects": unknown},
+        "warnings": warnings,
+    }
 
 
 def decode_logs(

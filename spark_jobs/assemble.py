@@ -36,6 +36,7 @@ from redo_lib.batches import (
     merge_counts,
     staged_trail_schema,
 )
+from redo_lib.trail.emit import capture_options
 from redo_lib.trail.schema import trail_schema
 from spark_jobs.common import build_session, reset_dir, ship_library
 
@@ -105,7 +106,8 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     for row in ddl_rows:
         row.pop("carried", None)
     dictionary, ddl_counts = evolve_batch_dictionary(manifest.dictionary, ddl_rows, batch_dir)
-    options = {"emit_unknown": args.emit_unknown, "apply_ddl": False}
+    # the manifest's capture scope (docs/operations.md): the same for every partition
+    options = {"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)}
     batch_id = manifest.batch_id
     staged_schema = staged_trail_schema()
 

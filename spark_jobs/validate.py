@@ -31,6 +31,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from redo_lib.pipeline import scope_report
 from redo_lib.storage.s3 import upload_file
 from spark_jobs.common import ROOT, BatchDir, build_session, read_trail, upload_tree
 
@@ -39,7 +40,8 @@ SQL_DIR = ROOT / "include" / "gx" / "sql"
 SAMPLE_ROWS = 10
 EXIT_INVALID = 2
 DOCS_SITE = "local_site"  # the ephemeral context's site, pointed at <batch>/report/docs
-COUNT_SECTIONS = ("decoded", "carried_in", "trail", "cancelled", "out_of_scope", "orphaned", "carried_out")
+COUNT_SECTIONS = ("decoded", "carried_in", "trail", "cancelled", "out_of_scope", "unknown_in_scope_ops",
+                  "orphaned", "carried_out")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,34 @@ def render_lob_issues(counts: dict[str, Any]) -> str:
     return f"SELECT 'LOB values left unresolved (locator hex)' AS problem, {detail} AS detail"
 
 
+def render_unknown_in_scope(counts: dict[str, Any]) -> str:
+    """counts.json's ``unknown_in_scope`` (object id -> changes, first SCN) as a SQL row set, earliest
+    first: the rows the ``known_objects_in_scope`` rule fails with."""
+    unknown = counts.get("unknown_in_scope") or {}
+    if not unknown:
+        return "SELECT CAST(NULL AS STRING) AS problem, CAST(NULL AS STRING) AS detail WHERE false"
+    problem = sql_literal("changes to an object the dictionary does not know, created after its export")
+    values = ", ".join(
+        f"(CAST({int(obj)} AS BIGINT), CAST({int(u['changes'])} AS BIGINT), CAST({int(u['first_scn'])} AS BIGINT))"
+        for obj, u in sorted(unknown.items(), key=lambda item: (int(item[1]["first_scn"]), int(item[0])))
+    )
+    # no JSON literal: GX reads braces in the query as its placeholders
+    detail = "to_json(named_struct('obj', obj, 'changes', changes, 'first_scn', first_scn))"
+    rows = f"VALUES {values} AS u(obj, changes, first_scn)"
+    return f"SELECT {problem} AS problem, {detail} AS detail FROM {rows}"
+
+
+def scope_note(scope: dict[str, Any]) -> str:
+    """One sentence on the batch's capture scope, for the Data Docs (no ``$``: GX reads it as a
+    placeholder in descriptions)."""
+    out, unknown = scope["out_of_scope"], scope["unknown_in_scope"]
+    text = (
+        f"This batch: {out['changes']} changes out of scope ({len(out['objects'])} tables or objects), "
+        f"{unknown['changes']} changes to {len(unknown['objects'])} unknown objects in scope."
+    )
+    return text + "".join(f" Warning: {w}." for w in scope["warnings"])
+
+
 def suite_parameters(
     suite: dict[str, Any], counts: dict[str, Any], manifest: dict[str, Any]
 ) -> dict[str, Any]:
@@ -118,6 +148,8 @@ def suite_parameters(
         "counts": render_counts(counts),
         "declared_columns": render_declared_columns(counts.get("columns") or manifest.get("columns")),
         "lob_issues": render_lob_issues(counts),
+        "unknown_in_scope": render_unknown_in_scope(counts),
+        "scope_note": scope_note(scope_report(counts)).replace("$", ""),
     }
 
 
@@ -130,11 +162,16 @@ def expectation_of(entry: dict[str, Any], params: dict[str, Any]) -> Any:
     gxe = import_gx().expectations
 
     meta = {"rule": entry["rule"], "title": entry["title"], "name": entry["name"]}
-    text = {
-        "meta": meta,
-        "description": f"Rule {entry['rule']}: {entry['title']}",  # what the Data Docs show
-        "notes": f"Trail contract rule {entry['rule']} (shared/docs/trail-contract.md): {entry['title']}",
-    }
+    description = f"Rule {entry['rule']}: {entry['title']}"  # what the Data Docs show
+    notes = f"Trail contract rule {entry['rule']} (shared/docs/trail-contract.md): {entry['title']}"
+    if "remedy" in entry:  # what to do when it fails: in the Data Docs and summary.json
+        meta["remedy"] = entry["remedy"]
+        description += f". When it fails: {entry['remedy']}"
+        notes += f"\n\nWhen it fails: {entry['remedy']}"
+    if "batch_note" in entry:  # a sentence about this batch (e.g. its capture scope)
+        description += f" {params[entry['batch_note']]}"
+        notes += f"\n\n{params[entry['batch_note']]}"
+    text = {"meta": meta, "description": description, "notes": notes}
     if "sql" in entry:
         query = string.Template((SQL_DIR / f"{entry['sql']}.sql").read_text()).substitute(params)
         return gxe.UnexpectedRowsExpectation(unexpected_rows_query=query, **text)
@@ -269,6 +306,8 @@ def _rule_result(
     spark: Any, frame: Any, suite: dict[str, Any], entry: dict[str, Any], result: Any, view: str
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"name": entry["name"], "rule": entry["rule"], "title": entry["title"]}
+    if "remedy" in entry:
+        out["remedy"] = entry["remedy"]
     if result is None:
         return {**out, "success": False, "unexpected_count": None, "sample_rows": [], "exception": "not run"}
     body = result.result or {}
@@ -311,6 +350,7 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     batch_id = manifest.get("batch_id") or counts.get("batch_id") or batch.name
     suite = load_suite()
     params = suite_parameters(suite, counts, manifest)
+    scope = scope_report(counts)
     session = build_session(f"redotrail-validate-{batch_id}", spark=spark)
     with batch.local_dir("trail") as trail_dir, tempfile.TemporaryDirectory(prefix="redotrail-docs-") as tmp:
         frame = read_trail(session, trail_dir).cache()
@@ -336,6 +376,8 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
                 for r in failed
             ],
             "rules": rules,
+            # what was left out of the trail as outside the capture scope, and what may not be
+            "scope": scope,
             "docs": "docs/index.html",
             "reports_url": reports,
         }
@@ -345,6 +387,13 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
             (Path(tmp) / "summary.json").write_text(text)
             upload_file(Path(tmp) / "summary.json", f"{reports}/summary.json")
             upload_tree(docs_dir, f"{reports}/docs")
+    print(
+        f"validate {batch_id}: {scope['out_of_scope']['changes']} changes out of scope, "
+        f"{scope['unknown_in_scope']['changes']} changes to {len(scope['unknown_in_scope']['objects'])} "
+        "unknown objects in scope"
+    )
+    for warning in scope["warnings"]:
+        print(f"validate {batch_id}: warning: {warning}")
     for r in failed:
         cause = f" ({r['exception']})" if r["exception"] else ""
         print(

@@ -9,10 +9,16 @@ Data Docs and in ``report/summary.json`` points at a contract rule. Two kinds of
   ``"$name"`` is a parameter the validator fills from the batch (``rolled_back_xids``).
 * ``"sql"``: the name of ``include/gx/sql/<sql>.sql``, run as an ``UnexpectedRowsExpectation``
   (per-transaction and cross-record rules; GX supports it on Spark, not on pandas). ``{batch}`` is
-  GX's placeholder for the trail; ``$source_table``, ``$counts``, ``$declared_columns`` and
-  ``$lob_issues`` are filled by the validator (``OWNER.TABLE`` of a record; counts.json as rows; declared insert columns).
+  GX's placeholder for the trail; ``$source_table``, ``$counts``, ``$declared_columns``,
+  ``$lob_issues`` and ``$unknown_in_scope`` are filled by the validator (``OWNER.TABLE`` of a record;
+  counts.json as rows; declared insert columns; counts.json's unresolved LOBs and unknown objects in
+  scope as rows).
   Every query returns the offending rows as ``trail_seq, xid, problem, detail`` (``detail`` JSON);
   the checks of one rule share a query (one Spark job instead of several).
+
+Optional keys: ``remedy`` (what to do when the check fails: in the expectation's ``meta``,
+description and notes, so the Data Docs and ``summary.json`` say it) and ``batch_note`` (a parameter
+holding a sentence about the batch, appended to the description: the capture scope's counts).
 
 Rules 3, 4, 5 and 16 are about what the decoder reads from the redo and are checked by the
 reference tests, not here: the trail alone cannot show a missing undo vector or a mis-rendered value.
@@ -39,6 +45,17 @@ EXPECTATIONS = [
     {"name": "reconcile", "rule": 2,
      "title": "counts.json reconciles: its trail counts are the trail's, decoded = trail + cancelled",
      "sql": "reconcile"},
+    # Rule 2 (only the net changes, all of them, appear) rather than rule 1: reconcile accepts a change
+    # left out of the trail as "out of scope", and this guards that term. An object the dictionary does
+    # not know, created after its export, may be a captured table: its changes are not provably out
+    # of scope, so they would be lost silently.
+    {"name": "known_objects_in_scope", "rule": 2,
+     "title": "No change to an object the dictionary does not know that was created after its export "
+              "(counts.json unknown_in_scope: object id, changes, first SCN)",
+     "sql": "known_objects_in_scope",
+     "remedy": "refresh the dictionary: re-run include/sql/export_dictionary.sql for the captured owners, "
+               "point REDOTRAIL_DICTIONARY at the new file, then re-run the batch",
+     "batch_note": "scope_note"},
     # -- order and grouping -----------------------------------------------------------------------
     {"name": "commit_order", "rule": 6,
      "title": "Transactions in commit order (commit SCN ascending, ties by thread); trail_seq 0..n-1",

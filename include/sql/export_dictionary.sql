@@ -2,9 +2,13 @@
 --
 -- WHAT IT WRITES
 --   One JSON document, "format": "redotrail-dictionary", "format_version": 1: the current SCN, the
---   database and national character sets, and for every table of the chosen owners its object ids,
---   its stored columns (hidden ones included, virtual ones left out), its enabled primary / unique
---   key constraints and the object ids of its partitions and subpartitions. Redotrail reads it with
+--   database and national character sets, the highest object number in the database
+--   ("max_object_id", MAX(OBJECT_ID) of DBA_OBJECTS over every owner: Redotrail tells objects that
+--   existed at the export but were not exported, out of scope, from objects created after it, which
+--   fail validation until the dictionary is refreshed; docs/data-quality.md), and for every table
+--   of the chosen owners its object ids, its stored columns (hidden ones included, virtual ones
+--   left out), its enabled primary / unique key constraints and the object ids of its partitions
+--   and subpartitions. Redotrail reads it with
 --   redo_lib.dictionary.load_dictionary(); every table in it is valid from the exported SCN on.
 --   DATA_TYPE names ("VARCHAR2", "TIMESTAMP(6)") are mapped to Oracle's internal type codes in
 --   Python (redo_lib/dictionary/model.py, type_code_for_name), not here. CHARACTER_SET_NAME is passed
@@ -29,7 +33,9 @@
 -- WHEN TO RUN
 --   Take the export while no DDL runs on these owners, at an SCN no later than the first redo you
 --   decode with it: the export is valid from its "scn" on, and DDL met later in the redo opens newer
---   versions. The SCN is read by the same statement that reads the dictionary views.
+--   versions. The SCN (and max_object_id) are read by the same statement that reads the
+--   dictionary views. Export every owner you capture (REDOTRAIL_CAPTURE, docs/operations.md): an
+--   object the export leaves out counts as out of scope.
 --
 -- LIMITS
 --   * Each output line is one JSON_OBJECT of at most 4000 bytes (VARCHAR2 without
@@ -156,6 +162,7 @@ header AS (
            'format'           VALUE 'redotrail-dictionary',
            'format_version'   VALUE 1,
            'scn'              VALUE (SELECT d.current_scn FROM v$database d),
+           'max_object_id'    VALUE (SELECT MAX(o.object_id) FROM dba_objects o),
            'db_charset'       VALUE (SELECT n.value FROM nls_database_parameters n
                                       WHERE n.parameter = 'NLS_CHARACTERSET'),
            'national_charset' VALUE (SELECT n.value FROM nls_database_parameters n

@@ -166,19 +166,28 @@ class DictionaryHistory:
 
     Immutable: ``with_version`` / ``with_dropped`` return new histories. Picklable.
     ``db_charset`` is NLS_CHARACTERSET (charset form 1), ``national_charset`` NLS_NCHAR_CHARACTERSET
-    (form 2).
+    (form 2). ``max_object_id`` is the highest object number of the source database at the export
+    (``MAX(OBJECT_ID)`` of DBA_OBJECTS), ``None`` when the export did not record it: Oracle numbers
+    objects from one increasing counter, so an object the history does not know and numbered at or
+    below it existed at the export without being exported (docs/dictionary.md).
     """
 
-    __slots__ = ("_db_charset", "_national_charset", "_segments", "_versions")
+    __slots__ = ("_db_charset", "_max_object_id", "_national_charset", "_segments", "_versions")
 
     def __init__(
-        self, versions: Iterable[TableVersion] = (), *, db_charset: str, national_charset: str
+        self,
+        versions: Iterable[TableVersion] = (),
+        *,
+        db_charset: str,
+        national_charset: str,
+        max_object_id: int | None = None,
     ) -> None:
         by_obj: dict[int, list[TableVersion]] = {}
         for version in versions:
             by_obj.setdefault(version.obj, []).append(version)
         self._db_charset = db_charset
         self._national_charset = national_charset
+        self._max_object_id = max_object_id
         self._versions: dict[int, tuple[TableVersion, ...]] = {}
         for obj, items in by_obj.items():
             items.sort(key=lambda v: v.valid_from_scn)
@@ -210,6 +219,11 @@ class DictionaryHistory:
         """The national character set (NLS_NCHAR_CHARACTERSET), e.g. ``"AL16UTF16"``."""
         return self._national_charset
 
+    @property
+    def max_object_id(self) -> int | None:
+        """The highest object number at the export (``None``: not recorded)."""
+        return self._max_object_id
+
     def objects(self) -> tuple[int, ...]:
         """The table object ids with at least one version, ascending (partitions not included)."""
         return tuple(sorted(self._versions))
@@ -229,9 +243,10 @@ class DictionaryHistory:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DictionaryHistory):
             return NotImplemented
-        return (self._db_charset, self._national_charset, self._versions) == (
+        return (self._db_charset, self._national_charset, self._max_object_id, self._versions) == (
             other._db_charset,
             other._national_charset,
+            other._max_object_id,
             other._versions,
         )
 
@@ -241,7 +256,8 @@ class DictionaryHistory:
         count = sum(len(v) for v in self._versions.values())
         return (
             f"DictionaryHistory(tables={len(self._versions)}, versions={count}, "
-            f"db_charset={self._db_charset!r}, national_charset={self._national_charset!r})"
+            f"db_charset={self._db_charset!r}, national_charset={self._national_charset!r}, "
+            f"max_object_id={self._max_object_id!r})"
         )
 
     # -- look-ups ---------------------------------------------------------------------------------
@@ -281,6 +297,11 @@ class DictionaryHistory:
         """Whether ``lookup(obj, scn)`` would succeed."""
         return self._find(obj, scn) is not None
 
+    def knows(self, obj: int) -> bool:
+        """Whether ``obj`` (a table, partition or subpartition, or a partition's ``dataobj``) has a
+        version at any SCN: ``lookup`` of an object it knows fails only for an SCN outside its range."""
+        return obj in self._versions or obj in self._segments
+
     # -- new versions -----------------------------------------------------------------------------
 
     def _replaced(self, obj: int, items: list[TableVersion]) -> DictionaryHistory:
@@ -293,6 +314,7 @@ class DictionaryHistory:
             (v for group in versions.values() for v in group),
             db_charset=self._db_charset,
             national_charset=self._national_charset,
+            max_object_id=self._max_object_id,
         )
 
     def with_version(self, version: TableVersion) -> DictionaryHistory:
@@ -348,6 +370,8 @@ class DictionaryHistory:
             "db_charset": self._db_charset,
             "national_charset": self._national_charset,
         }
+        if self._max_object_id is not None:
+            header["max_object_id"] = self._max_object_id
         lines = ["{"]
         lines.extend(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in header.items())
         tables = [_render_table(_table_to_json(v)) for v in self]
@@ -390,11 +414,17 @@ class DictionaryHistory:
         db_charset = root.get_str("db_charset")
         national_charset = root.get_str("national_charset")
         default_scn = root.opt_int("scn")
+        max_object_id = root.opt_int("max_object_id")
         versions = [
             _table_from_json(t, default_scn, db_charset, national_charset) for t in root.objects("tables")
         ]
         try:
-            return cls(versions, db_charset=db_charset, national_charset=national_charset)
+            return cls(
+                versions,
+                db_charset=db_charset,
+                national_charset=national_charset,
+                max_object_id=max_object_id,
+            )
         except DictionaryError as exc:
             exc.details.setdefault("json_path", "$.tables")
             raise

@@ -266,4 +266,8 @@ def _olr_history(root: JsonFields) -> DictionaryHistory:
         except DictionaryError as exc:
             exc.details.setdefault("json_path", row.path)
             raise
+    # No max_object_id: OLR's OBJ$ copy holds only the objects of the users it tracks (and the SYS
+    # tables it reads), not OBJ$'s "_NEXT_OBJECT" row, so its largest obj is a lower bound of the
+    # database's. Objects of other schemas created after it would then look "created after the
+    # export" and fail every batch; None keeps them out of scope, with a warning in the report.
     return DictionaryHistory(versions, db_charset=db_charset, national_charset=national_charset)

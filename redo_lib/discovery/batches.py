@@ -37,7 +37,9 @@ class PlanResult:
     waiting: int = 0
 
 
-def build_manifest(batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None) -> dict[str, Any]:
+def build_manifest(
+    batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None, capture: Sequence[str] = ()
+) -> dict[str, Any]:
     """The batch's ``manifest.json`` (docs/pipeline-contract.md), logs by (thread, sequence)."""
     return {
         "batch_id": batch.batch_id,
@@ -55,17 +57,20 @@ def build_manifest(batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str 
             for e in sorted(logs, key=lambda e: (e.thread or 0, e.sequence or 0))
         ],
         "dictionary": dictionary,
+        "capture": list(capture) or None,  # OWNER / OWNER.TABLE entries; null = every dictionary table
         "previous_batch": batch.previous_batch,
         "carried_in": batch.carried_in,
     }
 
 
 def write_manifest(
-    batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None, client: Any = None
-) -> str:
+    batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None, client: Any = None,
+    capture: Sequence[str] = (),
+) -> str:  # fmt: skip
     """Write ``<batch dir>/manifest.json``; returns its location."""
     location = join_location(batch.batch_dir, "manifest.json")
-    write_text(location, json.dumps(build_manifest(batch, logs, dictionary), indent=2) + "\n", client)
+    manifest = build_manifest(batch, logs, dictionary, capture)
+    write_text(location, json.dumps(manifest, indent=2) + "\n", client)
     return location
 
 
@@ -90,7 +95,7 @@ def _new_batch(
 
 def plan_batches(
     catalog: LogCatalog, *, work_dir: str, dictionary: str | None = None, max_logs: int = 8,
-    max_batches: int = 1, client: Any = None,
+    max_batches: int = 1, client: Any = None, capture: Sequence[str] = (),
 ) -> PlanResult:  # fmt: skip
     """Plan up to ``max_batches`` scheduled batches of at most ``max_logs`` logs each."""
     planned: list[BatchEntry] = []
@@ -106,7 +111,7 @@ def plan_batches(
                 kind=BatchKind.SCHEDULED, work_dir=work_dir, watermark=sel.watermark_scn,
             )  # fmt: skip
             batch = catalog.put_batch(batch, sel.logs)
-        write_manifest(batch, sel.logs, dictionary, client)
+        write_manifest(batch, sel.logs, dictionary, client, capture)
         planned.append(batch)
     return PlanResult(batches=tuple(planned), gaps=sel.gaps, waiting=sel.waiting)
 
@@ -114,6 +119,7 @@ def plan_batches(
 def plan_backfill(
     catalog: LogCatalog, threads: Sequence[int], first_seq: int | Mapping[int, int], last_seq: int | Mapping[int, int],
     *, work_dir: str, dictionary: str | None = None, resetlogs_id: int | None = None, client: Any = None,
+    capture: Sequence[str] = (),
 ) -> BatchEntry:  # fmt: skip
     """A batch of exactly ``first_seq..last_seq`` of each thread (ints apply to every thread), whose
     previous batch is the one that ended just before ``first_seq``. The same range again re-runs it."""
@@ -132,18 +138,19 @@ def plan_backfill(
                 catalog, logs, rid, previous, carries=True, kind=BatchKind.BACKFILL, work_dir=work_dir
             )  # fmt: skip
             batch = catalog.put_batch(new, logs)
-    write_manifest(batch, logs, dictionary, client)
+    write_manifest(batch, logs, dictionary, client, capture)
     return batch
 
 
 def rerun_batch(
-    catalog: LogCatalog, batch_id: str, *, dictionary: str | None = None, client: Any = None
-) -> BatchEntry:
+    catalog: LogCatalog, batch_id: str, *, dictionary: str | None = None, client: Any = None,
+    capture: Sequence[str] = (),
+) -> BatchEntry:  # fmt: skip
     """Set a batch back to ``planned`` and rewrite its manifest (same logs, same previous batch)."""
     if catalog.get_batch(batch_id) is None:
         raise LogSetError(f"no batch {batch_id!r} in the log catalog")
     batch = catalog.set_batch_status(batch_id, BatchStatus.PLANNED)
-    write_manifest(batch, catalog.batch_logs(batch_id), dictionary, client)
+    write_manifest(batch, catalog.batch_logs(batch_id), dictionary, client, capture)
     return batch
 
 

@@ -16,6 +16,7 @@ from redo_lib.discovery.batches import finish_batch, plan_backfill, plan_batches
 from redo_lib.discovery.objects import discover
 from redo_lib.errors import LogSetError, RedoError
 from redo_lib.storage.catalog import BatchKind, BatchStatus, LogCatalog, join_location
+from redo_lib.trail.emit import capture_options
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,6 +35,7 @@ class Settings:
     max_logs_per_batch: int = 8
     max_batches_per_run: int = 4
     spark_defaults: str = ""
+    capture: tuple[str, ...] = ()  # REDOTRAIL_CAPTURE: OWNER / OWNER.TABLE entries; () = every table
     dbid: int | None = None  # the source database; learned from the first logs when None
 
     @classmethod
@@ -50,6 +52,8 @@ class Settings:
         dbid = env.get("REDOTRAIL_DBID") or None
         if dbid is not None and not dbid.isdigit():
             raise RedoError(f"REDOTRAIL_DBID must be a DBID (a non-negative integer), not {dbid!r}")
+        capture = tuple(e.strip() for e in (env.get("REDOTRAIL_CAPTURE") or "").split(",") if e.strip())
+        capture_options(capture)  # raises RedoError for an entry that is not OWNER or OWNER.TABLE
         return cls(
             archive_url=env.get("REDOTRAIL_ARCHIVE_URL") or "s3://redo-archive/archive/",
             work_dir=env.get("REDOTRAIL_WORK_DIR") or str(data / "work"),
@@ -61,6 +65,7 @@ class Settings:
             max_batches_per_run=number("REDOTRAIL_MAX_BATCHES_PER_RUN", 4),
             spark_defaults=env.get("REDOTRAIL_SPARK_DEFAULTS")
             or str(REPO / "include/spark/spark-defaults.conf"),
+            capture=capture,
             dbid=int(dbid) if dbid is not None else None,
         )
 
@@ -79,6 +84,7 @@ def plan_pending(settings: Settings, client: Any = None) -> list[str]:
         result = plan_batches(
             catalog, work_dir=settings.work_dir, dictionary=settings.dictionary,
             max_logs=settings.max_logs_per_batch, max_batches=settings.max_batches_per_run, client=client,
+            capture=settings.capture,
         )  # fmt: skip
         pending = [b.batch_id for b in catalog.batches(status=BatchStatus.PLANNED, kind=BatchKind.SCHEDULED)]
     if result.gaps and not pending:
@@ -96,11 +102,14 @@ def resolve_batch(
         raise RedoError("give either batch_id or seq_from/seq_to, not both")
     with LogCatalog(settings.catalog_db) as catalog:
         if batch_id:
-            batch = rerun_batch(catalog, batch_id, dictionary=settings.dictionary, client=client)
+            batch = rerun_batch(
+                catalog, batch_id, dictionary=settings.dictionary, client=client, capture=settings.capture
+            )
         elif seq_from is not None and seq_to is not None:
             batch = plan_backfill(
                 catalog, list(threads or [1]), seq_from, seq_to,
                 work_dir=settings.work_dir, dictionary=settings.dictionary, client=client,
+                capture=settings.capture,
             )  # fmt: skip
         else:
             raise RedoError("give batch_id, or both seq_from and seq_to (and threads, default [1])")

@@ -7,9 +7,18 @@ TransInd per rule 8, tokens per rule 13, positions per rule 15.
 
 Objects the dictionary does not know are decoded schemaless (``OBJ_<n>``, ``COL_<n>`` as hex) and
 counted per object in ``counters``; with a dictionary they are emitted only when
-``EmitOptions.emit_unknown`` is set (they are mostly Oracle's own SYS dictionary and space
-management changes, outside the dictionary's capture scope), so the count is how a user sees them.
+``EmitOptions.emit_unknown`` is set. Otherwise each is classified by its number against the
+dictionary's ``max_object_id`` (Oracle numbers objects from one increasing counter): at or below it,
+the object existed at the export without being exported, so it is no captured table (mostly Oracle's
+own SYS dictionary and space management changes): ``out_of_scope``, counted. Above it, the object was
+created after the export by DDL the redo did not show, and nothing tells whether it belongs to a
+captured schema: ``unknown_in_scope``, which fails validation (docs/data-quality.md). A dictionary
+without ``max_object_id`` (older exports, OLR checkpoints) keeps every unknown object out of scope and
+counts those changes as ``unknown_unclassified_changes`` for the report's warning.
 Without a dictionary (schemaless mode) every object is emitted.
+
+The capture scope (``capture_options``: ``OWNER`` and ``OWNER.TABLE`` entries, empty = every table
+of the dictionary) decides which known tables are emitted; the others are counted out of scope.
 
 Layer 4: imports layers 0-3.
 """
@@ -54,6 +63,11 @@ class _Table(Protocol):
 class _Dictionary(Protocol):
     def lookup(self, obj: int, scn: int) -> _Table: ...
 
+    def knows(self, obj: int) -> bool: ...
+
+    @property
+    def max_object_id(self) -> int | None: ...
+
     def __iter__(self) -> Iterator[Any]: ...
 
 
@@ -64,11 +78,30 @@ class EmitOptions:
 
     emit_unknown: bool = False  # emit objects the dictionary does not know (schemaless)
     full_deletes: bool = False  # deletes carry every column, not only the key (rule 11)
-    include_owners: frozenset[str] = frozenset()  # empty = all owners
+    # the capture scope: a table is captured when its owner is in include_owners or its
+    # "OWNER.TABLE" in include_tables (both empty = every table), and not excluded
+    include_owners: frozenset[str] = frozenset()
     exclude_owners: frozenset[str] = frozenset({"SYS", "SYSTEM", "XDB", "AUDSYS", "LBACSYS", "MDSYS"})
-    include_tables: frozenset[str] = frozenset()  # "OWNER.TABLE"; empty = all
+    include_tables: frozenset[str] = frozenset()
     exclude_tables: frozenset[str] = frozenset()
     apply_ddl: bool = True  # DDL (24.1) opens a new dictionary version from its SCN on
+
+
+def capture_options(capture: Iterable[str] | None) -> dict[str, frozenset[str]]:
+    """``EmitOptions`` keywords for a capture scope: ``OWNER`` entries -> ``include_owners``,
+    ``OWNER.TABLE`` entries -> ``include_tables`` (names as the dictionary spells them). Empty or
+    ``None``: every table of the dictionary. Raises ``RedoError`` for an entry of another form."""
+    owners: set[str] = set()
+    tables: set[str] = set()
+    for entry in capture or ():
+        parts = entry.strip().split(".")
+        if len(parts) > 2 or not all(p.strip() for p in parts):
+            raise RedoError(f"capture entry {entry!r} is not OWNER or OWNER.TABLE")
+        if len(parts) == 1:
+            owners.add(parts[0].strip())
+        else:
+            tables.add(f"{parts[0].strip()}.{parts[1].strip()}")
+    return {"include_owners": frozenset(owners), "include_tables": frozenset(tables)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +154,10 @@ class TrailEmitter:
     # records, and row changes of committed transactions outside the capture scope
     trail_counts: Counter[tuple[int, str]] = field(default_factory=Counter)
     out_of_scope: Counter[tuple[int, str]] = field(default_factory=Counter)
+    # changes of committed transactions to objects the dictionary does not know and that may be in
+    # the capture scope (numbered above its max_object_id), by (obj, op), and each object's first SCN
+    unknown_in_scope: Counter[tuple[int, str]] = field(default_factory=Counter)
+    unknown_first_scn: dict[int, int] = field(default_factory=dict)
     value_errors: list[str] = field(default_factory=list)
     lobs: LobStore | None = field(default=None, repr=False)  # LOB pages of emitted transactions
     _by_dataobj: dict[int, int] | None = field(default=None, repr=False)
@@ -231,20 +268,56 @@ class TrailEmitter:
             self.counters["unknown_object_changes"] += 1
             if self.options.emit_unknown:
                 return _Schemaless("", f"OBJ_{obj}")
-            self.out_of_scope[(obj, rc.op.value)] += 1
+            if self._may_be_captured(obj):
+                self.unknown_in_scope[(obj, rc.op.value)] += 1
+                first = self.unknown_first_scn.get(obj)
+                self.unknown_first_scn[obj] = rc.scn if first is None else min(first, rc.scn)
+            else:
+                self.out_of_scope[(obj, rc.op.value)] += 1
             return None
         o = self.options
         full = f"{table.owner}.{table.name}"
-        if (
-            (o.include_owners and table.owner not in o.include_owners)
-            or table.owner in o.exclude_owners
-            or (o.include_tables and full not in o.include_tables)
-            or full in o.exclude_tables
-        ):
+        # owners and tables listed together are a union ("HR,SALES.ORDERS": all of HR and one table)
+        included = (not o.include_owners and not o.include_tables) or (
+            table.owner in o.include_owners or full in o.include_tables
+        )
+        if not included or table.owner in o.exclude_owners or full in o.exclude_tables:
             self.counters["filtered_changes"] += 1
             self.out_of_scope[(obj, rc.op.value)] += 1
             return None
         return table
+
+    def _may_be_captured(self, obj: int) -> bool:
+        """Whether an object without a dictionary version at a change's SCN may be a captured table.
+
+        The export holds every table of the captured schemas at its SCN, and Oracle numbers objects
+        from one increasing counter: an object numbered at or below ``max_object_id`` existed then and
+        was not exported, so it is no captured table. One above it was created later, and no DDL of
+        the batch created it (DDL opens dictionary versions): it may be. An object the dictionary
+        knows at other SCNs (dropped, or not created yet) is not "unknown" and stays out of scope.
+        Without ``max_object_id`` nothing can be told: out of scope as before, counted for the
+        report's warning, so old exports and OLR checkpoints (SYS objects unknown) keep working."""
+        assert self.dictionary is not None
+        if self.dictionary.knows(obj):
+            return False
+        limit = self.dictionary.max_object_id
+        if limit is None:
+            self.counters["unknown_unclassified_changes"] += 1
+            return False
+        return obj > limit
+
+    def scope(self) -> dict[str, Any]:
+        """The capture scope as counts.json reports it: the configured entries (``None`` = every
+        table of the dictionary), the dictionary's ``max_object_id`` and the changes to unknown
+        objects that could not be classified for want of it."""
+        o = self.options
+        capture = sorted(o.include_owners | o.include_tables)
+        limit = self.dictionary.max_object_id if self.dictionary is not None else None
+        return {
+            "capture": capture or None,
+            "max_object_id": limit,
+            "unclassified_changes": self.counters.get("unknown_unclassified_changes", 0),
+        }
 
     def _shape(self, rc: RowChange) -> tuple | None:
         if rc.op is RowOp.DDL:

@@ -176,3 +176,36 @@ def test_a_broken_trail_fails_names_its_rule_and_publishes_nothing(
     argv = ["--batch-dir", str(folder), "--warehouse", f"file://{warehouse}"]
     assert publish.main(argv, spark=session) == publish.EXIT_REFUSED
     assert not warehouse.exists() and not (folder / "PUBLISHED").exists()
+
+
+def test_a_change_to_an_unknown_object_in_scope_fails_and_names_it(
+    session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """counts.json as assemble writes it when a table created after the dictionary's export (object
+    90001, above its max_object_id) had 4 changes, and SEG$ (object 14) 2 changes out of scope."""
+    batch = batch_one()
+    trail = records(batch.txns)
+    counts: dict[str, Any] = counts_of(batch, trail)
+    counts["decoded"] |= {"OBJ_90001": {"INSERT": 3, "UPDATE": 1}, "OBJ_14": {"UPDATE": 2}}
+    counts["unknown_in_scope_ops"] = {"OBJ_90001": {"INSERT": 3, "UPDATE": 1}}
+    counts["unknown_in_scope"] = {"90001": {"changes": 4, "first_scn": 1002}}
+    counts["out_of_scope"] = {"OBJ_14": {"UPDATE": 2}}
+    counts["unknown_objects"] = {"14": 2, "90001": 4}
+    counts["scope"] = {"capture": None, "max_object_id": 90000, "unclassified_changes": 0}
+    folder = write_batch(tmp_path / "batches", batch, trail, counts)
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
+    assert not (folder / "VALIDATED").exists()
+    summary = _summary(folder)
+    assert summary["failed"] == [{"name": "known_objects_in_scope", "rule": 2, "unexpected_count": 1}]
+    (failed,) = [r for r in summary["rules"] if not r["success"]]
+    assert [row["detail"] for row in failed["sample_rows"]] == [
+        {"obj": 90001, "changes": 4, "first_scn": 1002}
+    ]
+    assert "export_dictionary.sql" in failed["remedy"] and "REDOTRAIL_DICTIONARY" in failed["remedy"]
+    assert summary["scope"]["out_of_scope"] == {"changes": 2, "objects": {"OBJ_14": 2}}
+    assert summary["scope"]["unknown_in_scope"]["objects"] == {"90001": {"changes": 4, "first_scn": 1002}}
+    (page,) = [p.read_text() for p in (folder / "report" / "docs" / "validations").rglob("*.html")]
+    assert "export_dictionary.sql" in page and "2 changes out of scope" in page
+    out = capsys.readouterr().out
+    assert "2 changes out of scope, 4 changes to 1 unknown objects in scope" in out
+    assert "rule 2 known_objects_in_scope failed: 1 unexpected" in out

@@ -1,5 +1,6 @@
 -- rule 2: counts.json per table and operation against the trail: its trail count equals the
--- records, and decoded (+ carried in) = trail + cancelled (+ out of scope + orphaned + carried out)
+-- records, and decoded (+ carried in) = trail + cancelled (+ out of scope + unknown in scope +
+-- orphaned + carried out; unknown objects in scope fail known_objects_in_scope instead)
 WITH actual AS (
   SELECT $source_table AS source_table,
          CASE op WHEN 'PK_UPDATE' THEN 'UPDATE' ELSE op END AS op,
@@ -15,7 +16,8 @@ joined AS (
          coalesce(c.trail, 0) AS counts_trail,
          coalesce(c.decoded, 0) + coalesce(c.carried_in, 0) AS decoded,
          coalesce(c.cancelled, 0) AS cancelled,
-         coalesce(c.out_of_scope, 0) + coalesce(c.orphaned, 0) + coalesce(c.carried_out, 0) AS elsewhere
+         coalesce(c.out_of_scope, 0) + coalesce(c.unknown_in_scope_ops, 0) + coalesce(c.orphaned, 0)
+           + coalesce(c.carried_out, 0) AS elsewhere
   FROM actual AS a
   FULL OUTER JOIN claimed AS c ON a.source_table = c.source_table AND a.op = c.op
 )

@@ -430,7 +430,8 @@ def test_planned_batches_write_the_contract_manifest(catalog: LogCatalog, tmp_pa
     assert [b.batch_id for b in result.batches] == ["b-000015-000016", "b-000017-000017"]
     first = json.loads((tmp_path / "work/batches/b-000015-000016/manifest.json").read_text())
     second = json.loads((tmp_path / "work/batches/b-000017-000017/manifest.json").read_text())
-    assert list(first) == ["batch_id", "logs", "dictionary", "previous_batch", "carried_in"]
+    assert list(first) == ["batch_id", "logs", "dictionary", "capture", "previous_batch", "carried_in"]
+    assert first["capture"] is None  # REDOTRAIL_CAPTURE unset: every table of the dictionary
     assert first["logs"][0] == {
         "thread": 1, "sequence": 15, "resetlogs_id": RID, "size": 1024,
         "location": f"s3://arch/archive/1_15_{RID}.arc", "etag": f"etag-1-15-{RID}", "first_scn": 1500, "next_scn": 1600,
