@@ -8,10 +8,11 @@ Every 5 minutes (no catch-up, one run at a time):
    that are not redo logs and sequence gaps are reported in the task's return value.
 2. **plan** plans the next batches (contiguous sequences per thread, RAC watermark, at most
    ``REDOTRAIL_MAX_LOGS_PER_BATCH`` logs each, ``REDOTRAIL_MAX_BATCHES_PER_RUN`` per run), writes
-   ``<work>/batches/<batch id>/manifest.json``, and returns every planned batch not yet started.
+   ``<work>/batches/<batch id>/manifest.json``, and returns every planned batch not yet started
+   whose ``redo_pipeline`` run does not exist yet (a run triggered earlier may still be queued).
    A sequence gap that blocks progress fails this task with the missing thread and sequences.
 3. **trigger_pipeline** starts one ``redo_pipeline`` run per batch, with conf ``{"batch_id": ...}``
-   and run id ``batch__<batch id>`` (a batch already triggered is skipped).
+   and run id ``batch__<batch id>``; nothing when ``plan`` returns no batch.
 
 All the logic is in ``redo_lib.discovery``; docs/operations.md lists the settings.
 """
@@ -44,15 +45,20 @@ def redo_archive_discovery() -> None:
         return discover_archive(Settings.from_env())
 
     @task
-    def plan(found: dict[str, Any]) -> list[dict[str, Any]]:
-        """Plan batches; one trigger per batch still waiting to run."""
+    def plan(found: dict[str, Any], ti: Any = None) -> list[dict[str, Any]]:
+        """Plan batches; one trigger per batch still waiting to run and not triggered yet.
+
+        A batch whose run exists is left out rather than triggered and skipped: a skipped trigger
+        logs an error (its "Triggered DAG" link finds no ``trigger_run_id`` XCom)."""
         from redo_lib.discovery import Settings, plan_pending
 
         print(
             f"discovery: {len(found['ready'])} ready, {len(found['waiting'])} waiting, gaps: {found['gaps']}"
         )
-        batches = plan_pending(Settings.from_env())
-        return [{"trigger_run_id": f"batch__{b}", "conf": {"batch_id": b}} for b in batches]
+        runs = {b: f"batch__{b}" for b in plan_pending(Settings.from_env())}
+        if ti is not None:
+            runs = {b: r for b, r in runs.items() if not ti.get_dr_count(dag_id="redo_pipeline", run_ids=[r])}
+        return [{"trigger_run_id": run_id, "conf": {"batch_id": b}} for b, run_id in runs.items()]
 
     TriggerDagRunOperator.partial(
         task_id="trigger_pipeline",

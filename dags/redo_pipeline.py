@@ -16,10 +16,14 @@ Tasks (docs/pipeline-contract.md):
 2. **decode**, **assemble**, **validate**, **publish**: ``spark-submit`` of ``spark_jobs/<stage>.py
    --batch-dir DIR`` on connection ``spark_default``, with the Spark settings of
    ``include/spark/spark-defaults.conf`` (read by ``spark-submit`` when the task runs). A failed
-   validation stops the batch before publishing. Publishing updates the changelog and mirror assets;
+   validation stops the batch before publishing. Publishing updates the changelog and mirror assets.
+   A stage that fails writes ``report/failure.json`` in the batch folder; it is retried only when a
+   retry can help (exit 1), never on an error in the input, an invalid batch or a refused publish
+   (exit 4, 2, 3: ``common/stages.py``). ``resolve_batch`` is not retried on a bad range or batch;
 3. **report** (runs whatever happened upstream) marks the batch published, validated or failed from
-   the markers in its folder, returns the paths of its counts and data-quality summary, and fails
-   the run unless the batch was published.
+   the markers and ``report/failure.json`` in its folder, returns the failure (stage, error,
+   position) and the paths of the reports that exist, and fails the run unless the batch was
+   published.
 
 One run at a time: each batch starts from the open transactions of the one before.
 """
@@ -28,10 +32,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk import Param, TriggerRule, dag, task
 from common import DEFAULT_ARGS, SPARK_JOBS, START_DATE
 from common.assets import PUBLISHED
+from common.stages import SparkStageOperator
 
 
 def _resolved(key: str) -> str:
@@ -39,8 +43,8 @@ def _resolved(key: str) -> str:
     return "{{ ti.xcom_pull(task_ids='resolve_batch', key='" + key + "') }}"
 
 
-def _spark_stage(stage: str, *args: str, **kwargs: Any) -> SparkSubmitOperator:
-    return SparkSubmitOperator(
+def _spark_stage(stage: str, *args: str, **kwargs: Any) -> SparkStageOperator:
+    return SparkStageOperator(
         task_id=stage,
         application=str(SPARK_JOBS / f"{stage}.py"),
         application_args=["--batch-dir", _resolved("batch_dir"), *args],
@@ -99,22 +103,33 @@ PARAMS = {
 def redo_pipeline() -> None:
     @task(multiple_outputs=True)
     def resolve_batch(params: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Params -> a running batch: its id, folder, manifest and the publish settings."""
+        """Params -> a running batch: its id, folder, manifest and the publish settings.
+
+        A bad range or batch (a ``RedoError`` other than a ``StorageError``) fails without retries."""
+        from airflow.sdk.exceptions import AirflowFailException
+
         from redo_lib.discovery import Settings
         from redo_lib.discovery import resolve_batch as resolve
+        from redo_lib.errors import RedoError, StorageError
 
         p = params or {}
-        return resolve(
-            Settings.from_env(),
-            batch_id=p.get("batch_id"),
-            threads=p.get("threads"),
-            seq_from=p.get("seq_from"),
-            seq_to=p.get("seq_to"),
-        )
+        try:
+            return resolve(
+                Settings.from_env(),
+                batch_id=p.get("batch_id"),
+                threads=p.get("threads"),
+                seq_from=p.get("seq_from"),
+                seq_to=p.get("seq_to"),
+            )
+        except StorageError:
+            raise
+        except RedoError as exc:
+            raise AirflowFailException(str(exc)) from exc
 
     @task(trigger_rule=TriggerRule.ALL_DONE, retries=0)
     def report(ti: Any = None) -> dict[str, Any]:
-        """Mark the batch's status from its folder; fail unless it was published."""
+        """Mark the batch's status from its folder; fail unless it was published, naming the stage that
+        failed and its error (report/failure.json)."""
         import json
 
         from redo_lib.discovery import Settings, report_batch

@@ -43,9 +43,17 @@ class Position:
             parts.append(f"line {self.line}")
         return ": ".join(parts) if parts else "<unknown position>"
 
+    @property
+    def known(self) -> bool:
+        """Whether any part of the position is known (an error without one prints its message only)."""
+        return any(getattr(self, f.name) is not None for f in dataclasses.fields(self))
+
 
 class RedoError(Exception):
-    """Base of every error raised on purpose. ``kind`` is a stable string for reports."""
+    """Base of every error raised on purpose. ``kind`` is a stable string for reports.
+
+    Prints as ``<position>: <message> (<details>)``, or ``<message> (<details>)`` when no part of the
+    position is known (a ``LogSetError`` about a sequence range, say)."""
 
     kind = "redo_error"
 
@@ -56,7 +64,7 @@ class RedoError(Exception):
         self.details = details
 
     def __str__(self) -> str:
-        text = f"{self.position}: {self.message}"
+        text = f"{self.position}: {self.message}" if self.position.known else self.message
         if self.details:
             text += " (" + ", ".join(f"{k}={v}" for k, v in self.details.items()) + ")"
         return text

@@ -38,7 +38,7 @@ from redo_lib.batches import (
 )
 from redo_lib.trail.emit import capture_options
 from redo_lib.trail.schema import trail_schema
-from spark_jobs.common import build_session, reset_dir, ship_library
+from spark_jobs.common import build_session, carry_errors, reset_dir, run_stage, ship_library
 
 SORT = ["usn", "slot", "scn", "subscn", "thread", "seq", "block", "offset", "vector"]
 
@@ -66,10 +66,14 @@ def _spark_schema(arrow_schema: Any) -> Any:
 
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
+    args = parse_args(argv)
+    return run_stage("assemble", args.batch_dir, lambda: run(args, spark=spark))
+
+
+def run(args: JobArgs, *, spark: Any = None) -> int:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    args = parse_args(argv)
     manifest = load_manifest(args.batch_dir)
     session = build_session(f"redotrail-assemble-{manifest.batch_id}", spark=spark)
     ship_library(session)
@@ -111,6 +115,7 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     batch_id = manifest.batch_id
     staged_schema = staged_trail_schema()
 
+    @carry_errors  # an assembly error reaches the driver with its position (failure.json)
     def assemble(batches: Iterator[Any]) -> Iterator[Any]:
         from pyspark import TaskContext
 

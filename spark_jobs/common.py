@@ -5,17 +5,23 @@ and the batch folder (docs/pipeline-contract.md), local or ``s3://``. Nothing he
 markers, reports) the same way in a local folder and under an ``s3://`` prefix (boto3). Spark itself
 only reads and writes local paths (no ``s3a://`` in this stack): ``BatchDir.local_dir`` downloads a
 sub-folder of an S3 batch to a temporary folder first, ``BatchDir.scratch_dir`` gives local room.
+
+``run_stage`` runs a stage's body and turns a failure into ``<batch>/report/failure.json``, one line
+on stderr and an exit code (docs/pipeline-contract.md): 1 may pass on retry, 2 (invalid), 3 (refused)
+and 4 (an error in the input) will not.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
 import sys
 import tempfile
+import traceback
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +29,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULTS = ROOT / "include" / "spark" / "spark-defaults.conf"
 DATA = ROOT / "data"  # the embedded default's data folder (git-ignored)
+
+EXIT_FAILED = 1  # any other exception: may pass on retry (S3 5xx, a lost executor, an OOM kill)
+EXIT_INPUT_ERROR = 4  # a RedoError on the input (not a StorageError): fails the same way on retry
+FAILURE = ("report", "failure.json")
+CARRIED = "redotrail-error "  # marks a RedoError raised on an executor (carry_errors)
 
 
 def spark_defaults(path: Path = DEFAULTS) -> dict[str, str]:
@@ -252,3 +263,131 @@ def read_trail(spark: Any, path: Path) -> Any:
     from redo_lib.trail.schema import trail_schema
 
     return spark.read.schema(from_arrow_schema(trail_schema())).parquet(str(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Failures: report/failure.json and the exit code
+
+
+def carry_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` for an executor, so that a ``RedoError`` it raises (or raises while its result is
+    iterated) reaches the driver with its kind and position.
+
+    Executor errors reach the driver as traceback text only: the error is raised again as a
+    ``RuntimeError`` whose message is ``CARRIED`` and the error's ``to_dict()`` as JSON, which
+    :func:`describe_failure` reads back. The wrapper is a closure, pickled by value: executors need
+    ``redo_lib`` only."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        from redo_lib.errors import RedoError
+
+        def carried(exc: RedoError) -> RuntimeError:
+            return RuntimeError(CARRIED + json.dumps({**exc.to_dict(), "error": str(exc)}))
+
+        try:
+            result = fn(*args, **kwargs)
+        except RedoError as exc:
+            raise carried(exc) from exc
+        if not isinstance(result, Iterator):
+            return result
+
+        def items() -> Iterator[Any]:
+            try:
+                yield from result
+            except RedoError as exc:
+                raise carried(exc) from exc
+
+        return items()
+
+    return run
+
+
+def _carried(text: str) -> dict[str, Any] | None:
+    """The error :func:`carry_errors` put in an executor failure's text, or None."""
+    found = text.find(CARRIED)
+    if found < 0:
+        return None
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text, found + len(CARRIED))
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _summary(text: str) -> str:
+    """One line for an exception's text (Spark's start with 'An error occurred while calling ...')."""
+    lines = [line.strip(" :") for line in text.splitlines() if line.strip(" :")]
+    line = next((x for x in lines if "Error:" in x or "Exception:" in x), lines[0] if lines else "")
+    return line[:500]
+
+
+def describe_failure(exc: BaseException) -> dict[str, Any]:
+    """What failure.json says about an exception: kind, message, error (one line), position, details,
+    retryable and exit code. A ``RedoError`` (raised here, or on an executor through
+    :func:`carry_errors`) is an error in the input and not retryable, except a ``StorageError``."""
+    from redo_lib.errors import RedoError, StorageError
+
+    error = exc.to_dict() | {"error": str(exc)} if isinstance(exc, RedoError) else _carried(str(exc))
+    if error is None:
+        kind = type(exc).__name__
+        return {
+            "kind": kind, "message": _summary(str(exc)), "error": f"{kind}: {_summary(str(exc))}",
+            "position": None, "details": {}, "retryable": True, "exit_code": EXIT_FAILED,
+        }  # fmt: skip
+    position = {k: v for k, v in (error.get("position") or {}).items() if v is not None}
+    retryable = error.get("kind") == StorageError.kind
+    return {
+        "kind": error.get("kind"),
+        "message": error.get("message"),
+        "error": error.get("error") or error.get("message"),
+        "position": position or None,
+        "details": error.get("details") or {},
+        "retryable": retryable,
+        "exit_code": EXIT_FAILED if retryable else EXIT_INPUT_ERROR,
+    }
+
+
+def report_failure(
+    batch_dir: str | os.PathLike[str], stage: str, *, kind: str, message: str, retryable: bool,
+    exit_code: int, error: str | None = None, position: dict[str, Any] | None = None,
+    details: dict[str, Any] | None = None, published: Sequence[str] = (),
+) -> int:  # fmt: skip
+    """Write ``<batch>/report/failure.json``, print one line to stderr, return ``exit_code``.
+
+    ``published`` names the tables the stage committed before it failed ("nothing" when none)."""
+    batch = BatchDir(batch_dir)
+    error = error or message
+    doc = {
+        "batch_id": batch.name,
+        "stage": stage,
+        "kind": kind,
+        "message": message,
+        "error": error,
+        "position": position,
+        "details": details or {},
+        "retryable": retryable,
+        "exit_code": exit_code,
+        "published": list(published) or "nothing",
+        "time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+    try:
+        where = batch.write_json(doc, *FAILURE)
+    except Exception as exc:  # the report must not hide the failure itself
+        where = f"not written ({type(exc).__name__}: {exc})"
+    retry = "may pass on retry" if retryable else "do not retry"
+    print(f"{stage} {batch.name} failed: {error} [{retry}; {where}]", file=sys.stderr, flush=True)
+    return exit_code
+
+
+def run_stage(
+    stage: str, batch_dir: str | os.PathLike[str], body: Callable[[], int], *, published: Sequence[str] = ()
+) -> int:
+    """Run a stage's body: remove the failure.json of an earlier attempt, and turn an exception into
+    failure.json (:func:`report_failure`) and its exit code. ``published`` is read after a failure
+    (publish appends the tables it committed)."""
+    try:
+        BatchDir(batch_dir).remove(*FAILURE)
+        return body()
+    except Exception as exc:
+        traceback.print_exc()
+        return report_failure(batch_dir, stage, **describe_failure(exc), published=published)

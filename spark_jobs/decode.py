@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.batches import decode_unit, load_manifest, plan_units
-from spark_jobs.common import build_session, reset_dir, ship_library
+from spark_jobs.common import build_session, carry_errors, reset_dir, run_stage, ship_library
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,10 @@ def parse_args(argv: list[str] | None) -> JobArgs:
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     args = parse_args(argv)
+    return run_stage("decode", args.batch_dir, lambda: run(args, spark=spark))
+
+
+def run(args: JobArgs, *, spark: Any = None) -> int:
     manifest = load_manifest(args.batch_dir)
     session = build_session(f"redotrail-decode-{manifest.batch_id}", spark=spark)
     ship_library(session)
@@ -47,7 +51,7 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     batch_dir, policy = str(args.batch_dir), "skip" if args.skip_corrupt else "raise"
     results = (
         session.sparkContext.parallelize(units, max(len(units), 1))
-        .map(lambda unit: decode_unit(unit, batch_dir, policy))
+        .map(carry_errors(lambda unit: decode_unit(unit, batch_dir, policy)))
         .collect()
     )
     per_log: dict[str, Any] = {}

@@ -34,7 +34,15 @@ if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spark_jobs import mirror
-from spark_jobs.common import DATA, BatchDir, build_session, read_trail, ship_module
+from spark_jobs.common import (
+    DATA,
+    BatchDir,
+    build_session,
+    read_trail,
+    report_failure,
+    run_stage,
+    ship_module,
+)
 from spark_jobs.tables import CHANGELOG, DeltaStore, IcebergStore, Store, table_name
 
 EXIT_REFUSED = 3
@@ -170,16 +178,26 @@ def stage_mirrors(
 
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
+    args = parse_args(argv)
+    published: list[str] = []  # the tables committed before a failure
+    return run_stage(
+        "publish", args.batch_dir, lambda: run(args, published, spark=spark), published=published
+    )
+
+
+def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
     from pyspark.sql import functions as F
 
-    args = parse_args(argv)
     batch = BatchDir(args.batch_dir)
     manifest = batch.read_json("manifest.json", default={})
     batch_id = manifest.get("batch_id") or batch.name
     reason = refusal(batch, manifest)
     if reason:
         print(f"publish {batch_id}: refused: {reason}", file=sys.stderr)
-        return EXIT_REFUSED
+        return report_failure(
+            batch.uri, "publish", kind="refused", message=f"refused: {reason}", retryable=False,
+            exit_code=EXIT_REFUSED,
+        )  # fmt: skip
     if batch.exists("PUBLISHED"):
         print(f"publish {batch_id}: already published ({batch.uri_of('PUBLISHED')})")
         return 0
@@ -213,6 +231,7 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
         fault("publish-staged")
         if placed_changelog is not None:
             store.commit_changelog(batch_id, placed_changelog)
+            published.append(CHANGELOG)
         for plan, files in zip(plans, placed, strict=True):
             store.commit_mirror(
                 plan.name,
@@ -223,6 +242,7 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
                 files,
                 plan.delete_keys,
             )
+            published.append(plan.name)
             partial = f", {plan.partial_rows} partial rows (no row to update)" if plan.partial_rows else ""
             print(
                 f"publish {batch_id}: {plan.source_table} -> {plan.name}: {len(plan.delete_keys)} keys{partial}"

@@ -33,7 +33,15 @@ if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
 
 from redo_lib.pipeline import scope_report
 from redo_lib.storage.s3 import upload_file
-from spark_jobs.common import ROOT, BatchDir, build_session, read_trail, upload_tree
+from spark_jobs.common import (
+    ROOT,
+    BatchDir,
+    build_session,
+    read_trail,
+    report_failure,
+    run_stage,
+    upload_tree,
+)
 
 SUITE_FILE = ROOT / "include" / "gx" / "trail_contract.py"
 SQL_DIR = ROOT / "include" / "gx" / "sql"
@@ -343,6 +351,10 @@ def counts_missing() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     args = parse_args(argv)
+    return run_stage("validate", args.batch_dir, lambda: run(args, spark=spark))
+
+
+def run(args: JobArgs, *, spark: Any = None) -> int:
     batch = BatchDir(args.batch_dir)
     batch.remove("VALIDATED")  # a rerun that fails must not leave an earlier pass behind
     manifest = batch.read_json("manifest.json", default={})
@@ -401,7 +413,11 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
         )
     if not summary["success"]:
         print(f"validate {batch_id}: INVALID, report in {batch.uri_of('report')}")
-        return EXIT_INVALID
+        rules = ", ".join(f"{r['rule']} {r['name']}" for r in failed)
+        return report_failure(
+            batch.uri, "validate", kind="invalid", message=f"{len(failed)} rules failed ({rules})",
+            retryable=False, exit_code=EXIT_INVALID,
+        )  # fmt: skip
     batch.write_json(
         {"batch_id": batch_id, "records": records, "suite": suite["SUITE_NAME"], "rules": len(rules)},
         "VALIDATED",

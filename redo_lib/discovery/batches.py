@@ -24,6 +24,7 @@ from redo_lib.storage.catalog import (
     LogEntry,
     join_location,
     object_exists,
+    read_text,
     remove_object,
     write_text,
 )
@@ -155,13 +156,14 @@ def rerun_batch(
 
 
 MARKERS = ("VALIDATED", "PUBLISHED")  # written by the validate and publish stages
+FAILURE = ("report", "failure.json")  # written by the stage that failed (docs/pipeline-contract.md)
 
 
 def start_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> BatchEntry:
     """Mark a batch ``running``; refuse while the batch it carries state from is not validated.
 
-    The VALIDATED and PUBLISHED markers of an earlier run are removed, so that :func:`finish_batch`
-    judges this run only."""
+    The VALIDATED and PUBLISHED markers and the ``report/failure.json`` of an earlier run are removed,
+    so that :func:`finish_batch` judges this run only."""
     batch = catalog.get_batch(batch_id)
     if batch is None:
         raise LogSetError(f"no batch {batch_id!r} in the log catalog")
@@ -173,31 +175,80 @@ def start_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> Batch
                 f"batch {batch_id} carries in the open transactions of {batch.previous_batch}, which is "
                 f"{state}: run that batch first"
             )
-    for marker in MARKERS:
-        remove_object(join_location(batch.batch_dir, marker), client)
+    for member in [(marker,) for marker in MARKERS] + [FAILURE]:
+        remove_object(join_location(batch.batch_dir, *member), client)
     return catalog.set_batch_status(batch_id, BatchStatus.RUNNING)
 
 
+def read_failure(batch_dir: str, client: Any = None) -> dict[str, Any] | None:
+    """The batch's ``report/failure.json`` (what a failed stage reported), or None."""
+    location = join_location(batch_dir, *FAILURE)
+    if not object_exists(location, client):
+        return None
+    try:
+        doc = json.loads(read_text(location, client))
+    except json.JSONDecodeError as exc:
+        doc = None
+        reason = str(exc)
+    else:
+        reason = "not a JSON object"
+    if isinstance(doc, dict):
+        return doc
+    return {"stage": "a stage", "kind": "unreadable_report", "error": f"{location} is unreadable: {reason}"}
+
+
 def finish_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> dict[str, Any]:
-    """Set the batch status from its folder's markers (PUBLISHED, VALIDATED); return the report paths."""
+    """Set the batch status from its folder: the PUBLISHED and VALIDATED markers, else the failure its
+    stage reported in ``report/failure.json``. Returns the status, a message, the failure (stage,
+    error, position, what was published) and the paths of the batch's reports, None for those that
+    do not exist."""
     batch = catalog.get_batch(batch_id)
     if batch is None:
         raise LogSetError(f"no batch {batch_id!r} in the log catalog")
     where = batch.batch_dir
+    paths = {
+        "manifest": ("manifest.json",),
+        "counts": ("counts.json",),
+        "summary": ("report", "summary.json"),
+        "data_docs": ("report", "docs", "index.html"),
+        "failure_report": FAILURE,
+    }
+    found = {name: join_location(where, *parts) for name, parts in paths.items()}
+    found = {name: loc if object_exists(loc, client) else None for name, loc in found.items()}
+    doc = read_failure(where, client) if found["failure_report"] else None
+    failure = None
+    if doc is not None:
+        failure = {
+            "stage": doc.get("stage"),
+            "kind": doc.get("kind"),
+            "error": doc.get("error") or doc.get("message"),
+            "position": doc.get("position"),
+            "retryable": doc.get("retryable"),
+            "published": doc.get("published", "nothing"),
+        }
     if object_exists(join_location(where, "PUBLISHED"), client):
         status, message = BatchStatus.PUBLISHED, None
     elif object_exists(join_location(where, "VALIDATED"), client):
         status, message = BatchStatus.VALIDATED, "validated but not published"
+        if failure is not None:
+            message += f": {failure['stage']} failed: {failure['error']} (published: {_tables(failure)})"
+    elif failure is not None:
+        status, message = BatchStatus.FAILED, f"{failure['stage']} failed: {failure['error']}"
+        if failure["stage"] == "validate" and found["summary"]:
+            message += ": see report/summary.json"
     else:
-        status, message = BatchStatus.FAILED, "not validated: see report/summary.json and the task logs"
+        status, message = BatchStatus.FAILED, "no stage reported a failure (killed?): see the task logs"
     catalog.set_batch_status(batch_id, status, message)
     return {
         "batch_id": batch_id,
         "status": status.value,
         "message": message,
+        "failure": failure,
         "batch_dir": where,
-        "manifest": join_location(where, "manifest.json"),
-        "counts": join_location(where, "counts.json"),
-        "summary": join_location(where, "report", "summary.json"),
-        "data_docs": join_location(where, "report", "docs", "index.html"),
+        **found,
     }
+
+
+def _tables(failure: Mapping[str, Any]) -> str:
+    published = failure.get("published") or "nothing"
+    return published if isinstance(published, str) else ", ".join(published) or "nothing"

@@ -460,6 +460,18 @@ def write_text(location: str, text: str, client: Any = None) -> None:
         raise StorageError(f"write failed: {exc}", position=Position(file=location)) from exc
 
 
+def read_text(location: str, client: Any = None) -> str:
+    """The whole text of a small object: a local file, or an ``s3://`` object with one GET."""
+    try:
+        if location.startswith("s3://"):
+            bucket, key = split_prefix(location)
+            body = (client or _client()).get_object(Bucket=bucket, Key=key)["Body"]
+            return bytes(body.read()).decode("utf-8")
+        return Path(location).read_text(encoding="utf-8")
+    except Exception as exc:
+        raise StorageError(f"read failed: {exc}", position=Position(file=location)) from exc
+
+
 def object_exists(location: str, client: Any = None) -> bool:
     """Whether a local file or an ``s3://`` object exists (a HEAD request)."""
     if not location.startswith("s3://"):

@@ -89,6 +89,7 @@ def test_spark_stage_command_lines(pipeline_dag: Any, stage: str, extra: list[st
 
     op = pipeline_dag.get_task(stage)
     assert isinstance(op, SparkSubmitOperator)
+    assert type(op).__name__ == "SparkStageOperator"  # not retried on exit 2, 3, 4
     assert op.application == str(REPO / "spark_jobs" / f"{stage}.py")
     assert op._conn_id == "spark_default"
     assert op.retries >= 1
@@ -164,14 +165,33 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield tmp_path
 
 
+class RunsTi:
+    """The ``ti`` of the plan task: ``get_dr_count`` over the pipeline runs that exist."""
+
+    def __init__(self, *run_ids: str) -> None:
+        self.run_ids = set(run_ids)
+
+    def get_dr_count(self, dag_id: str, run_ids: list[str]) -> int:
+        assert dag_id == "redo_pipeline"
+        return len(self.run_ids.intersection(run_ids))
+
+
 def test_plan_returns_one_trigger_per_pending_batch(discovery_dag: Any, data_dir: Path) -> None:
     plan = discovery_dag.get_task("plan").python_callable
     found = {"ready": ["a", "b"], "waiting": [], "gaps": []}
     expected = [{"trigger_run_id": "batch__b-000015-000016", "conf": {"batch_id": "b-000015-000016"}}]
-    assert plan(found) == expected
-    assert plan(found) == expected  # still pending until its run starts: triggered again, then skipped
+    assert plan(found, ti=RunsTi()) == expected
     manifest = json.loads((data_dir / "work/batches/b-000015-000016/manifest.json").read_text())
     assert [log["sequence"] for log in manifest["logs"]] == [15, 16]
+
+
+def test_plan_leaves_out_a_batch_whose_run_exists(discovery_dag: Any, data_dir: Path) -> None:
+    """Still pending until its run starts, but not triggered again: a trigger skipped because the run
+    exists logs 'XCom not found ... trigger_run_id' (its extra link)."""
+    plan = discovery_dag.get_task("plan").python_callable
+    found = {"ready": [], "waiting": [], "gaps": []}
+    assert plan(found, ti=RunsTi("batch__b-000015-000016")) == []
+    assert len(plan(found, ti=RunsTi("batch__b-000013-000014"))) == 1
 
 
 class FakeTi:
@@ -193,8 +213,10 @@ def test_resolve_then_report_a_published_batch(discovery_dag: Any, pipeline_dag:
     assert resolved["spark_properties"] == str(data_dir / "spark-defaults.conf")
     for marker in ("VALIDATED", "PUBLISHED"):
         (batch_dir / marker).write_text("{}")
+    (batch_dir / "counts.json").write_text("{}")
     result = pipeline_dag.get_task("report").python_callable(ti=FakeTi("b-000015-000016"))
     assert (result["status"], result["counts"]) == ("published", str(batch_dir / "counts.json"))
+    assert (result["summary"], result["failure"]) == (None, None)  # paths that do not exist are None
 
 
 def test_report_fails_the_run_of_a_batch_that_was_not_published(
@@ -208,3 +230,171 @@ def test_report_fails_the_run_of_a_batch_that_was_not_published(
         assert catalog.get_batch("b-000015-000016").status is BatchStatus.FAILED  # type: ignore[union-attr]
     with pytest.raises(RuntimeError, match="no batch was resolved"):
         pipeline_dag.get_task("report").python_callable(ti=FakeTi(None))
+
+
+def test_report_names_the_stage_and_error_of_a_failure_before_validation(
+    discovery_dag: Any, pipeline_dag: Any, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from redo_lib.errors import ChecksumError, Position
+    from spark_jobs.common import EXIT_INPUT_ERROR, run_stage
+
+    discovery_dag.get_task("plan").python_callable({"ready": [], "waiting": [], "gaps": []})
+    batch_dir = data_dir / "work" / "batches" / "b-000015-000016"
+    (batch_dir / "report").mkdir()
+    (batch_dir / "report" / "failure.json").write_text('{"stage": "decode", "error": "of an earlier run"}')
+    pipeline_dag.get_task("resolve_batch").python_callable(params={"batch_id": "b-000015-000016"})
+    assert not (batch_dir / "report" / "failure.json").exists()  # removed like the markers
+
+    def decode() -> int:
+        where = Position(file="1_15_7.arc", sequence=15, block=32, offset=14)
+        raise ChecksumError("checksum mismatch: 0x1234 stored, 0x4321 computed", position=where)
+
+    assert run_stage("decode", batch_dir, decode) == EXIT_INPUT_ERROR
+    with pytest.raises(RuntimeError) as failed:
+        pipeline_dag.get_task("report").python_callable(ti=FakeTi("b-000015-000016"))
+    error = "1_15_7.arc: RBA 0x00000f.00000020.000e (block 32, offset 14): checksum mismatch"
+    assert str(failed.value).startswith(f"batch b-000015-000016 is failed: decode failed: {error}")
+    assert "summary.json" not in str(failed.value)
+    printed = capsys.readouterr()
+    assert f"decode b-000015-000016 failed: {error}" in printed.err  # the stage's one line
+    report = json.loads(printed.out[printed.out.index("{") :])  # what the report task printed
+    assert (report["failure"]["stage"], report["failure"]["published"]) == ("decode", "nothing")
+    assert report["counts"] is None and report["summary"] is None
+    with LogCatalog(data_dir / "catalog" / "logs.sqlite") as catalog:
+        batch = catalog.get_batch("b-000015-000016")
+    assert batch is not None and batch.status is BatchStatus.FAILED and error in (batch.message or "")
+
+
+def test_finish_batch_reports_the_failure_and_only_paths_that_exist(data_dir: Path) -> None:
+    from redo_lib.discovery import Settings, plan_pending, report_batch
+    from redo_lib.errors import ChecksumError, Position
+    from spark_jobs.common import run_stage
+
+    settings = Settings.from_env()
+    plan_pending(settings)
+    batch_dir = data_dir / "work" / "batches" / "b-000015-000016"
+
+    def decode() -> int:
+        raise ChecksumError("checksum mismatch", position=Position(file="1_15_7.arc", block=32, offset=14))
+
+    run_stage("decode", batch_dir, decode)
+    result = report_batch(settings, "b-000015-000016")
+    assert result["status"] == "failed"
+    assert result["failure"] == {
+        "stage": "decode",
+        "kind": "checksum",
+        "error": "1_15_7.arc: RBA 0x000000.00000020.000e (block 32, offset 14): checksum mismatch",
+        "position": {"file": "1_15_7.arc", "block": 32, "offset": 14},
+        "retryable": False,
+        "published": "nothing",
+    }
+    assert result["manifest"] == str(batch_dir / "manifest.json")
+    assert result["failure_report"] == str(batch_dir / "report" / "failure.json")
+    assert (result["counts"], result["summary"], result["data_docs"]) == (None, None, None)
+
+
+def test_a_failed_validation_points_at_its_summary(data_dir: Path) -> None:
+    from redo_lib.discovery import Settings, plan_pending, report_batch
+    from spark_jobs.common import report_failure
+
+    settings = Settings.from_env()
+    plan_pending(settings)
+    batch_dir = data_dir / "work" / "batches" / "b-000015-000016"
+    (batch_dir / "report").mkdir()
+    (batch_dir / "report" / "summary.json").write_text("{}")
+    code = report_failure(
+        batch_dir,
+        "validate",
+        kind="invalid",
+        message="1 rules failed (4 no_gaps)",
+        retryable=False,
+        exit_code=2,
+    )
+    assert code == 2
+    result = report_batch(settings, "b-000015-000016")
+    assert result["message"] == "validate failed: 1 rules failed (4 no_gaps): see report/summary.json"
+    assert result["summary"] == str(batch_dir / "report" / "summary.json")
+
+
+def test_resolve_batch_fails_without_retry_on_a_range_off_the_batch_boundaries(
+    discovery_dag: Any, pipeline_dag: Any, data_dir: Path
+) -> None:
+    from airflow.sdk.exceptions import AirflowFailException
+
+    discovery_dag.get_task("plan").python_callable({"ready": [], "waiting": [], "gaps": []})
+    resolve = pipeline_dag.get_task("resolve_batch").python_callable
+    with pytest.raises(AirflowFailException, match=r"batch boundary \(15 or 17\)"):
+        resolve(params={"seq_from": 16, "seq_to": 16})
+    with pytest.raises(AirflowFailException, match="no batch 'b-9' in the log catalog"):
+        resolve(params={"batch_id": "b-9"})
+
+
+# ---- the Spark stage operator: no retry when a retry cannot help -------------------------------
+
+
+@pytest.fixture
+def stage_operator(monkeypatch: pytest.MonkeyPatch, parse_dag: Any) -> Any:
+    """A ``SparkStageOperator`` on a local ``spark_default`` connection (from the environment)."""
+    monkeypatch.setenv("AIRFLOW_CONN_SPARK_DEFAULT", json.dumps({"conn_type": "spark", "host": "local[1]"}))
+    monkeypatch.syspath_prepend(str(DAGS))
+    from common.stages import SparkStageOperator
+
+    return SparkStageOperator(
+        task_id="decode", application=str(REPO / "spark_jobs" / "decode.py"), conn_id="spark_default",
+        application_args=["--batch-dir", "/data/work/batches/b-1"], retries=2,
+    )  # fmt: skip
+
+
+def fail_submit(monkeypatch: pytest.MonkeyPatch, returncode: int) -> None:
+    """``SparkSubmitHook.submit`` failing as the real one does when spark-submit exits non-zero."""
+    from types import SimpleNamespace
+
+    from airflow.providers.apache.spark.hooks.spark_submit import SparkSubmitHook
+    from airflow.sdk.exceptions import AirflowException
+
+    def submit(self: Any, application: str = "", **kwargs: Any) -> None:
+        self._submit_sp = SimpleNamespace(returncode=returncode)
+        raise AirflowException(
+            f"Cannot execute: spark-submit --master local[1] {application}. Error code is: {returncode}."
+            "\nLast lines of spark-submit output:\ndecode b-1 failed: ..."
+        )
+
+    monkeypatch.setattr(SparkSubmitHook, "submit", submit)
+
+
+@pytest.mark.parametrize(("returncode", "meaning"), [(4, "error in the input"), (2, "batch invalid"),
+                                                       (3, "publish refused")], ids=["input", "invalid", "refused"])  # fmt: skip
+def test_stage_operator_fails_at_once_when_a_retry_cannot_help(
+    stage_operator: Any, monkeypatch: pytest.MonkeyPatch, returncode: int, meaning: str
+) -> None:
+    from airflow.sdk.exceptions import AirflowFailException
+
+    fail_submit(monkeypatch, returncode)
+    with pytest.raises(AirflowFailException, match=rf"decode exited {returncode} \({meaning}\): not retried"):
+        stage_operator.execute(context={})
+
+
+@pytest.mark.parametrize("returncode", [1, 137, -9], ids=["exception", "killed", "signal"])
+def test_stage_operator_leaves_other_failures_to_retries(
+    stage_operator: Any, monkeypatch: pytest.MonkeyPatch, returncode: int
+) -> None:
+    from airflow.sdk.exceptions import AirflowException, AirflowFailException
+
+    fail_submit(monkeypatch, returncode)
+    with pytest.raises(AirflowException, match=f"Error code is: {returncode}") as failed:
+        stage_operator.execute(context={})
+    assert not isinstance(failed.value, AirflowFailException)
+
+
+def test_stage_exit_codes_agree_with_the_spark_jobs() -> None:
+    import sys
+
+    from spark_jobs import common, publish, validate
+
+    sys.path.insert(0, str(DAGS))
+    try:
+        from common.stages import NOT_RETRIED
+    finally:
+        sys.path.remove(str(DAGS))
+    assert set(NOT_RETRIED) == {validate.EXIT_INVALID, publish.EXIT_REFUSED, common.EXIT_INPUT_ERROR}
+    assert common.EXIT_FAILED not in NOT_RETRIED

@@ -21,6 +21,7 @@ import pytest
 
 from redo_lib.trail.schema import from_row
 from spark_jobs import mirror, publish
+from spark_jobs.common import EXIT_FAILED
 from spark_jobs.tables import DeltaStore
 from tests.spark.scenario import Batch, batch_one, batch_two, records, write_batch
 
@@ -183,7 +184,8 @@ def _sigkill_after_staging(session: Any, folder: Path, fmt: str, warehouse: Path
 
 
 def _crash_after_first_commit(session: Any, folder: Path, fmt: str, warehouse: Path) -> None:
-    """In process: the changelog commits, then the first mirror commit raises."""
+    """In process: the changelog commits, then the first mirror commit raises. The stage exits 1
+    (retryable) and its failure.json says what it had published."""
     real = DeltaStore.commit_mirror
 
     def crash(self: DeltaStore, *args: Any, **kwargs: Any) -> Any:
@@ -191,10 +193,13 @@ def _crash_after_first_commit(session: Any, folder: Path, fmt: str, warehouse: P
 
     DeltaStore.commit_mirror = crash  # type: ignore[method-assign]
     try:
-        with pytest.raises(RuntimeError, match="crash before the mirror commit"):
-            _publish(session, folder, fmt, warehouse)
+        assert _publish(session, folder, fmt, warehouse) == EXIT_FAILED
     finally:
         DeltaStore.commit_mirror = real  # type: ignore[method-assign]
+    failure = json.loads((folder / "report" / "failure.json").read_text())
+    assert (failure["stage"], failure["kind"], failure["retryable"]) == ("publish", "RuntimeError", True)
+    assert failure["message"] == "crash before the mirror commit"
+    assert failure["published"] == ["changelog"]
 
 
 @pytest.mark.parametrize(

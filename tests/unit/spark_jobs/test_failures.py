@@ -1,0 +1,151 @@
+"""A stage's failure: report/failure.json, the line on stderr and the exit code (spark_jobs/common.py),
+without Spark. Executor errors are simulated by the text Spark gives the driver."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from redo_lib.errors import ChecksumError, LogSetError, Position, StorageError
+from spark_jobs.common import (
+    EXIT_FAILED,
+    EXIT_INPUT_ERROR,
+    carry_errors,
+    describe_failure,
+    report_failure,
+    run_stage,
+)
+
+WHERE = Position(file="1_15_7.arc", sequence=15, block=32, offset=14)
+
+
+def failure(batch: Path) -> dict[str, Any]:
+    return json.loads((batch / "report" / "failure.json").read_text())
+
+
+def test_an_input_error_is_reported_and_not_retryable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    batch = tmp_path / "b-000015-000016"
+
+    def decode() -> int:
+        raise ChecksumError("checksum mismatch", position=WHERE, stored="0x1234")
+
+    assert run_stage("decode", batch, decode) == EXIT_INPUT_ERROR
+    doc = failure(batch)
+    assert doc | {"time": None} == {
+        "batch_id": "b-000015-000016",
+        "stage": "decode",
+        "kind": "checksum",
+        "message": "checksum mismatch",
+        "error": "1_15_7.arc: RBA 0x00000f.00000020.000e (block 32, offset 14): checksum mismatch (stored=0x1234)",
+        "position": {"file": "1_15_7.arc", "sequence": 15, "block": 32, "offset": 14},
+        "details": {"stored": "0x1234"},
+        "retryable": False,
+        "exit_code": EXIT_INPUT_ERROR,
+        "published": "nothing",
+        "time": None,
+    }
+    assert doc["time"].endswith("+00:00")
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"decode b-000015-000016 failed: {doc['error']} [do not retry; ")
+
+
+@pytest.mark.parametrize(
+    ("error", "kind", "retryable", "code"),
+    [
+        (
+            StorageError("GET failed: 503 SlowDown", position=Position(file="s3://a/1_15_7.arc")),
+            "storage",
+            True,
+            EXIT_FAILED,
+        ),
+        (LogSetError("no batch 'b-9' in the log catalog"), "log_set", False, EXIT_INPUT_ERROR),
+        (MemoryError("out of memory"), "MemoryError", True, EXIT_FAILED),
+        (ValueError("source tables collide"), "ValueError", True, EXIT_FAILED),
+    ],
+    ids=["storage", "log-set", "memory", "bug"],
+)
+def test_only_storage_errors_and_other_exceptions_are_retryable(
+    error: Exception, kind: str, retryable: bool, code: int
+) -> None:
+    described = describe_failure(error)
+    assert (described["kind"], described["retryable"], described["exit_code"]) == (kind, retryable, code)
+
+
+def test_an_error_without_position_has_none(tmp_path: Path) -> None:
+    def assemble() -> int:
+        raise LogSetError("no manifest")
+
+    run_stage("assemble", tmp_path, assemble)
+    assert (failure(tmp_path)["position"], failure(tmp_path)["error"]) == (None, "no manifest")
+
+
+def test_an_executor_error_reaches_the_driver_with_its_position() -> None:
+    """Spark gives the driver the executor's traceback as text: carry_errors puts the error in it."""
+
+    def decode_unit(unit: int) -> dict[str, int]:
+        raise ChecksumError("checksum mismatch", position=WHERE)
+
+    task = carry_errors(decode_unit)
+    with pytest.raises(RuntimeError) as raised:
+        task(1)
+    text = (
+        "An error occurred while calling o58.collectToPython.\n: org.apache.spark.SparkException: Job aborted "
+        "...\nTraceback (most recent call last):\n  ...\nredo_lib.errors.ChecksumError: ...\n\nThe above "
+        f"exception was the direct cause of the following exception:\n\nRuntimeError: {raised.value}\n\n"
+        "\tat org.apache.spark.api.python.BasePythonRunner..."
+    )
+    described = describe_failure(Exception(text))
+    assert (described["kind"], described["exit_code"]) == ("checksum", EXIT_INPUT_ERROR)
+    assert described["position"] == {"file": "1_15_7.arc", "sequence": 15, "block": 32, "offset": 14}
+    assert described["error"] == str(ChecksumError("checksum mismatch", position=WHERE))
+
+
+def test_an_error_while_iterating_an_executor_result_is_carried() -> None:
+    def assemble(rows: list[int]) -> Any:
+        yield from rows
+        raise ChecksumError("commit of an unknown transaction")
+
+    out = carry_errors(assemble)([1, 2])
+    assert next(out) == 1 and next(out) == 2
+    with pytest.raises(RuntimeError, match="redotrail-error .*commit of an unknown transaction"):
+        next(out)
+
+
+def test_a_spark_failure_is_summed_up_in_one_line() -> None:
+    text = (
+        "An error occurred while calling o58.collectToPython.\n: org.apache.spark.SparkException: Job "
+        "aborted due to stage failure: Python worker exited unexpectedly (crashed)\n\tat org.apache..."
+    )
+    described = describe_failure(RuntimeError(text))
+    assert described["message"].startswith(
+        "org.apache.spark.SparkException: Job aborted due to stage failure"
+    )
+    assert "\n" not in described["error"] and described["retryable"]
+
+
+def test_publish_says_which_tables_it_committed_and_a_later_attempt_clears_the_report(tmp_path: Path) -> None:
+    published: list[str] = []
+
+    def publish() -> int:
+        published.append("changelog")
+        raise OSError("catalog unreachable")
+
+    assert run_stage("publish", tmp_path, publish, published=published) == EXIT_FAILED
+    assert (failure(tmp_path)["published"], failure(tmp_path)["retryable"]) == (["changelog"], True)
+    assert run_stage("publish", tmp_path, lambda: 0) == 0
+    assert not (tmp_path / "report" / "failure.json").exists()
+
+
+def test_an_invalid_batch_is_reported_without_an_exception(tmp_path: Path) -> None:
+    code = report_failure(
+        tmp_path, "validate", kind="invalid", message="2 rules failed", retryable=False, exit_code=2
+    )
+    assert code == 2
+    assert {k: failure(tmp_path)[k] for k in ("stage", "kind", "error", "position", "retryable")} == {
+        "stage": "validate", "kind": "invalid", "error": "2 rules failed", "position": None, "retryable": False,
+    }  # fmt: skip
