@@ -278,9 +278,15 @@ class LogCatalog:
         batch = dataclasses.replace(batch, created=batch.created or now, updated=now)
         values = [_to_sql(getattr(batch, c)) for c in _BATCH_COLUMNS]
         marks = ", ".join("?" * len(values))
+        # an upsert, not INSERT OR REPLACE: a replaced row would get a new rowid, and batches are
+        # listed in (created, rowid) order, the chain the planner follows (a re-planned batch would
+        # move behind the ones planned after it in the same second)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _BATCH_COLUMNS if c != "batch_id")
         with self.transaction():
             self._run(
-                f"INSERT OR REPLACE INTO batches ({', '.join(_BATCH_COLUMNS)}) VALUES ({marks})", values
+                f"INSERT INTO batches ({', '.join(_BATCH_COLUMNS)}) VALUES ({marks}) "
+                f"ON CONFLICT (batch_id) DO UPDATE SET {updates}",
+                values,
             )
             if logs:
                 self._run("DELETE FROM batch_logs WHERE batch_id = ?", [batch.batch_id])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -162,6 +163,17 @@ def test_batches_are_listed_in_creation_order_and_filtered(catalog: LogCatalog) 
     assert [b.batch_id for b in catalog.batches(kind=BatchKind.SCHEDULED)] == ["b-0", "b-2"]
     catalog.set_batch_status("b-2", BatchStatus.FAILED, "boom")
     assert [(b.batch_id, b.message) for b in catalog.batches(status=BatchStatus.FAILED)] == [("b-2", "boom")]
+
+
+def test_writing_a_batch_again_keeps_its_place_in_the_chain(catalog: LogCatalog) -> None:
+    """A backfill of the same range as a batch writes that batch's row again; it must stay where it
+    was in creation order (the chain the planner follows), even within one second: before, the row
+    was replaced with a new rowid and the next batch took the open transactions of the wrong one."""
+    first = catalog.put_batch(_batch("b-1", {1: (1, 1)}))
+    catalog.put_batch(_batch("b-2", {1: (2, 2)}))
+    again = catalog.put_batch(replace(first, status=BatchStatus.PLANNED, message="again"))
+    assert [b.batch_id for b in catalog.batches()] == ["b-1", "b-2"]
+    assert (again.created, catalog.get_batch("b-1").message) == (first.created, "again")  # type: ignore[union-attr]
 
 
 def test_status_of_an_unknown_batch_is_a_storage_error(catalog: LogCatalog) -> None:
