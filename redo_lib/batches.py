@@ -37,7 +37,7 @@ from redo_lib.errors import ErrorPolicy, LogSetError, Position
 from redo_lib.pipeline import decode_range, open_source, read_header, reconcile
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions, TrailEmitter
-from redo_lib.trail.schema import to_row, trail_schema
+from redo_lib.trail.schema import commit_log_name, to_row, trail_schema
 
 DEFAULT_RANGE_BYTES = 64 << 20
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -264,6 +264,7 @@ def assemble_partition(
     dictionary: str | None,
     options: dict[str, Any] | None = None,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    resetlogs_id: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run transaction assembly over one partition's events (whole (usn, slot) groups, in redo order,
     carried-in events first) and yield trail rows with their commit-order key.
@@ -281,8 +282,9 @@ def assemble_partition(
         txn = table.feed(event)
         if txn is None:
             continue
+        commit_log = commit_log_name(txn.thread, txn.seq, resetlogs_id)
         for i, record in enumerate(emitter.iter_emit(txn)):
-            out = to_row(record)
+            out = to_row(record, commit_log=commit_log)
             out["order_key"] = [*txn.order_key, i]
             yield out
         txn.changes.close()
@@ -330,6 +332,7 @@ def assemble_arrow(
     options: dict[str, Any] | None = None,
     *,
     batch_id: str,
+    resetlogs_id: int | None = None,
     chunk: int = 8192,
 ) -> Iterator[Any]:
     """:func:`assemble_partition` with Arrow on both sides (Spark's ``mapInArrow``): event record
@@ -340,7 +343,7 @@ def assemble_arrow(
     schema = staged_trail_schema()
     rows = (row for batch in batches for row in batch.to_pylist())
     out: list[dict[str, Any]] = []
-    for row in assemble_partition(index, rows, batch_dir, dictionary, options):
+    for row in assemble_partition(index, rows, batch_dir, dictionary, options, resetlogs_id=resetlogs_id):
         row.update(zip(ORDER_FIELDS, row.pop("order_key"), strict=True), batch_id=batch_id)
         out.append(row)
         if len(out) >= chunk:

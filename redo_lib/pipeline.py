@@ -147,6 +147,9 @@ class DecodeResult:
     trail: list[TrailRecord]
     carried_out: list[ChangeEvent]
     report: DecodeReport
+    # per trail record, the log of its transaction's commit as (thread, sequence): what a publish
+    # replaces by (trail.schema.commit_log_name)
+    commits: list[tuple[int, int]] = field(default_factory=list)
     assembly: Counter[str] = field(default_factory=Counter)
     emit: Counter[str] = field(default_factory=Counter)
     unknown_objects: Counter[int] = field(default_factory=Counter)
@@ -336,11 +339,13 @@ def assemble_and_emit(
             txn.changes.close()
     emitted.sort(key=lambda item: item[0])
     trail = [record for _, records in emitted for record in records]
+    commits = [(key[1], key[2]) for key, records in emitted for _ in records]
     carried_out = list(table.carry_out())
     return DecodeResult(
         trail=trail,
         carried_out=carried_out,
         report=report or DecodeReport(),
+        commits=commits,
         assembly=table.counters,
         emit=emitter.counters,
         unknown_objects=emitter.unknown_objects,

@@ -113,6 +113,8 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     # the manifest's capture scope (docs/operations.md): the same for every partition
     options = {"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)}
     batch_id = manifest.batch_id
+    # one incarnation per batch (the planner never mixes them): names every commit's log
+    resetlogs_id = manifest.logs[0].resetlogs_id if manifest.logs else None
     staged_schema = staged_trail_schema()
 
     @carry_errors  # an assembly error reaches the driver with its position (failure.json)
@@ -120,7 +122,9 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         from pyspark import TaskContext
 
         index = TaskContext.get().partitionId()
-        return assemble_arrow(index, batches, batch_dir, dictionary, options, batch_id=batch_id)
+        return assemble_arrow(
+            index, batches, batch_dir, dictionary, options, batch_id=batch_id, resetlogs_id=resetlogs_id
+        )
 
     # 1. assembly per partition, Arrow in and out; materialised once (its side outputs, open/ and
     #    counts/, are written exactly once per partition)

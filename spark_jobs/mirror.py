@@ -110,7 +110,10 @@ def fold_group(table: Any) -> Any:
     keys: dict[str, list[dict[str, str | None]]] = {}
     last: dict[str, tuple[str, int, str]] = {}
     touched: dict[str, None] = {}
-    for r in sorted(table.to_pylist(), key=lambda r: r["trail_seq"]):
+    # existing rows first, then commit order: commit SCN across batches (a backfill's changes and the
+    # later ones it replays, publish.replayed_changes), the trail's own order inside a batch
+    rows = table.to_pylist()
+    for r in sorted(rows, key=lambda r: (r["op"] != "EXISTING", r["commit_scn"] or 0, r["trail_seq"])):
         op, key, image = r["op"], r["key"], _image(r["columns"])
         if op == "EXISTING":
             state[key] = (image, False)
@@ -124,6 +127,9 @@ def fold_group(table: Any) -> Any:
         else:  # UPDATE, PK_UPDATE: merge over the row held under the (old) key
             source = key if op == "UPDATE" else r["old_key"]
             held = state.get(source)
+            if held is None and op == "PK_UPDATE":
+                # replayed over a mirror that holds it already: the row is under its new key
+                held = state.get(key)
             if op == "PK_UPDATE":
                 before = _image(r["before"])
                 keys.setdefault(source, [{"name": n, "value": before.get(n)} for n in names])

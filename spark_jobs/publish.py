@@ -33,6 +33,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from redo_lib.trail.schema import commit_log_name
 from spark_jobs import mirror
 from spark_jobs.common import (
     DATA,
@@ -135,13 +136,72 @@ class MirrorPlan:
     partial_rows: int
 
 
+def replayed_changes(
+    spark: Any, changed: Any, store: Store, commit_logs: list[str], batch_id: str, folder: Path
+) -> Any:
+    """The changes published after this batch's first commit to the keys it touches (None if none).
+
+    A batch that is not the newest one published (a backfill, a re-run of an older batch) is folded
+    over mirror rows that already hold later changes. Applying the batch and then every later change
+    of the same keys, in commit order, gives the state the mirror must hold: replaying a suffix of a
+    key's history over the state it led to changes nothing (an insert or delete resets the row, an
+    update sets the columns it carries to their last values). Later changes come from the changelog
+    (every table's rows from the batch's lowest commit SCN on, other than the ones this publish
+    replaces), with keys joined by primary-key updates followed to the end of their chain."""
+    from pyspark.sql import functions as F
+
+    from redo_lib.trail.schema import trail_schema
+
+    floor = changed.agg(F.min("commit_scn")).first()[0]
+    tables = [r[0] for r in changed.select("source_table").distinct().collect()]
+    if floor is None or not tables:
+        return None
+    pairs = [tuple(t.split(".", 1)) if "." in t else ("", t) for t in tables]
+    rows = store.read_changelog_after(pairs, int(floor), commit_logs, batch_id)
+    if rows is None or rows.num_rows == 0:
+        return None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = trail_schema()
+    rows = pa.table([rows.column(f.name).cast(f.type) for f in schema], schema=schema.remove_metadata())
+    folder.mkdir(parents=True, exist_ok=True)
+    pq.write_table(rows, folder / "part-00000.parquet")
+    later = mirror.changes(read_trail(spark, folder))
+    keys = {(r[0], r[1]) for r in changed.select("source_table", "key").distinct().collect()}
+    keys |= {
+        (r[0], r[1]) for r in changed.where("old_key IS NOT NULL").select("source_table", "old_key").collect()
+    }
+    moves = later.where("op = 'PK_UPDATE'").select("source_table", "old_key", "key", "commit_scn").collect()
+    for move in sorted(moves, key=lambda m: m["commit_scn"]):  # a key's chain of PK updates, in order
+        if (move["source_table"], move["old_key"]) in keys:
+            keys.add((move["source_table"], move["key"]))
+    wanted = spark.createDataFrame(sorted(keys), "source_table string, key string")
+    return (
+        later.join(F.broadcast(wanted), ["source_table", "key"], "left_semi")
+        .unionByName(
+            later.join(
+                F.broadcast(wanted.withColumnRenamed("key", "old_key")),
+                ["source_table", "old_key"],
+                "left_semi",
+            )
+        )
+        .distinct()
+    )
+
+
 def stage_mirrors(
-    spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str, folder: Path
-) -> list[MirrorPlan]:
-    """Fold the batch over the affected rows of each pending mirror and stage the result."""
+    spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str, folder: Path,
+    commit_logs: list[str] | None = None,
+) -> list[MirrorPlan]:  # fmt: skip
+    """Fold the batch (and the later changes of its keys) over the affected rows of each pending
+    mirror and stage the result."""
     from pyspark.sql import functions as F
 
     changed = mirror.changes(trail).where(F.col("source_table").isin(list(sources)))
+    later = replayed_changes(spark, changed, store, commit_logs or [], batch_id, folder / "_replay")
+    if later is not None:
+        changed = changed.unionByName(later.where(F.col("source_table").isin(list(sources))))
     affected = mirror.affected_keys(changed)
     existing = []
     for source, (key_columns, keys) in affected.items():
@@ -191,6 +251,12 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
     batch = BatchDir(args.batch_dir)
     manifest = batch.read_json("manifest.json", default={})
     batch_id = manifest.get("batch_id") or batch.name
+    # this run of the batch (a retry keeps it, a re-run or backfill gets a new one: tables.py)
+    publication = manifest.get("publication") or batch_id
+    commit_logs = sorted(
+        commit_log_name(log["thread"], log["sequence"], log.get("resetlogs_id"))
+        for log in manifest.get("logs") or ()
+    )
     reason = refusal(batch, manifest)
     if reason:
         print(f"publish {batch_id}: refused: {reason}", file=sys.stderr)
@@ -211,14 +277,16 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             sources = {r[0]: table_name(r[0]) for r in rows}
             if len(set(sources.values())) != len(sources) or CHANGELOG in sources.values():
                 raise ValueError(f"source tables collide on mirror names: {sorted(sources.items())}")
-            pending = {s: n for s, n in sources.items() if not store.has_batch(n, batch_id)}
+            pending = {s: n for s, n in sources.items() if not store.has_publication(n, publication)}
             changelog_files: list[Path] | None = None
-            if not store.has_batch(CHANGELOG, batch_id):
+            if not store.has_publication(CHANGELOG, publication):
                 changelog_files = stage_changelog(
                     trail, batch_id, scratch / CHANGELOG, commit_date=store.format == "delta"
                 )
             plans = (
-                stage_mirrors(session, trail, store, pending, batch_id, scratch / "mirror") if pending else []
+                stage_mirrors(session, trail, store, pending, batch_id, scratch / "mirror", commit_logs)
+                if pending
+                else []
             )
         finally:
             trail.unpersist()
@@ -230,7 +298,9 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
         placed = [store.place(p.name, batch_id, p.files, scratch / "mirror" / p.name) for p in plans]
         fault("publish-staged")
         if placed_changelog is not None:
-            store.commit_changelog(batch_id, placed_changelog)
+            store.commit_changelog(
+                batch_id, placed_changelog, publication=publication, commit_logs=commit_logs
+            )
             published.append(CHANGELOG)
         for plan, files in zip(plans, placed, strict=True):
             store.commit_mirror(
@@ -241,6 +311,7 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
                 plan.key_columns,
                 files,
                 plan.delete_keys,
+                publication=publication,
             )
             published.append(plan.name)
             partial = f", {plan.partial_rows} partial rows (no row to update)" if plan.partial_rows else ""

@@ -1,10 +1,14 @@
 """The published tables: a changelog and one mirror per source table, in Iceberg (pyiceberg catalog)
 or Delta (delta-rs), behind one small interface (``Store``). Table logic only, nothing about Oracle.
 
-Exactly once: every commit records its batch (Iceberg: snapshot property ``redotrail.batch_id`` and
-table property ``redotrail.last_batch_id``; Delta: an application transaction ``redotrail-batch:<id>``
-in the log), and ``has_batch`` lets a rerun skip the tables a killed run already committed. Each
-table changes in one catalog commit; files are staged first (Spark), so a run killed before a
+Exactly once: every commit records its batch and its publication, the run of the batch named by the
+manifest (Iceberg: snapshot properties ``redotrail.batch_id`` / ``redotrail.publication`` and table
+property ``redotrail.last_batch_id``; Delta: an application transaction ``redotrail-publication:<id>``
+in the log), and ``has_publication`` lets a retry skip the tables a killed run already committed,
+while a new run of the batch (re-run, backfill) publishes again. The changelog replaces the rows of
+the logs a batch covers (``commit_log``), so whatever ranges earlier batches took, each committed
+change is held once, with the id of the batch that published it last. Each table changes in one
+catalog commit; files are staged first (Spark), so a run killed before a
 commit leaves that table as it was. Iceberg references staged files in place (``add_files``) under
 ``<table>/data/_redotrail/<batch_id>/<run>/``; a rerun deletes the files there that no snapshot uses.
 Delta tables are written by delta-rs from the staged files, streamed (``write_deltalake`` with a
@@ -27,6 +31,7 @@ from typing import Any, Protocol
 from redo_lib.trail.schema import trail_schema
 
 PROP_BATCH = "redotrail.batch_id"
+PROP_PUBLICATION = "redotrail.publication"
 PROP_LAST = "redotrail.last_batch_id"
 PROP_SOURCE = "redotrail.source_table"
 CHANGELOG = "changelog"
@@ -80,16 +85,21 @@ def mirror_schema(columns: Sequence[str], *, with_op: bool = False) -> Any:
 class Store(Protocol):
     format: str
 
-    def has_batch(self, name: str, batch_id: str) -> bool: ...
+    def has_publication(self, name: str, publication: str) -> bool: ...
+    def read_changelog_after(
+        self, sources: Sequence[tuple[str, str]], min_scn: int, exclude_logs: Sequence[str], batch_id: str
+    ) -> Any: ...
     def mirror_columns(self, name: str) -> list[str] | None: ...
     def read_rows(
         self, name: str, key_columns: Sequence[str], keys: Sequence[Sequence[str | None]]
     ) -> Any: ...
     def place(self, name: str, batch_id: str, files: Sequence[Path], root: Path) -> list[str]: ...
-    def commit_changelog(self, batch_id: str, files: Sequence[str]) -> dict[str, Any]: ...
+    def commit_changelog(
+        self, batch_id: str, files: Sequence[str], *, publication: str, commit_logs: Sequence[str] = ()
+    ) -> dict[str, Any]: ...
     def commit_mirror(self, name: str, source_table: str, batch_id: str, columns: Sequence[str],
                       key_columns: Sequence[str], files: Sequence[str],
-                      delete_keys: Sequence[Sequence[str | None]]) -> dict[str, Any]: ...  # fmt: skip
+                      delete_keys: Sequence[Sequence[str | None]], *, publication: str) -> dict[str, Any]: ...  # fmt: skip
     def version(self, name: str) -> dict[str, Any]: ...
 
 
@@ -174,13 +184,29 @@ class IcebergStore:
         table = self._table(name)
         return table.location() if table is not None else f"{self.warehouse}/{self.namespace}/{name}"
 
-    def has_batch(self, name: str, batch_id: str) -> bool:
+    def has_publication(self, name: str, publication: str) -> bool:
         table = self._table(name)
         if table is None:
             return False
-        if table.properties.get(PROP_LAST) == batch_id:
-            return True
-        return any(s.summary is not None and s.summary.get(PROP_BATCH) == batch_id for s in table.snapshots())
+        return any(
+            s.summary is not None and s.summary.get(PROP_PUBLICATION) == publication
+            for s in table.snapshots()
+        )
+
+    def read_changelog_after(
+        self, sources: Sequence[tuple[str, str]], min_scn: int, exclude_logs: Sequence[str], batch_id: str
+    ) -> Any:
+        """Changelog rows of these (owner, table) pairs committed at or after ``min_scn``, other than
+        the ones this batch replaces (its logs, its earlier run): what the mirrors replay after a
+        batch that is not the newest (a backfill)."""
+        from pyiceberg.expressions import And, EqualTo, GreaterThanOrEqual, Or
+
+        table = self._table(CHANGELOG)
+        if table is None or not sources:
+            return None
+        tables = functools.reduce(Or, [And(EqualTo("owner", o), EqualTo("table", t)) for o, t in sources])
+        rows = table.scan(row_filter=And(GreaterThanOrEqual("commit_scn", min_scn), tables)).to_arrow()
+        return _without(rows, exclude_logs, batch_id)
 
     def mirror_columns(self, name: str) -> list[str] | None:
         table = self._table(name)
@@ -233,6 +259,7 @@ class IcebergStore:
         schema: Any,
         files: Sequence[str],
         *,
+        publication: str,
         new_columns: Sequence[str] = (),
         delete: Sequence[Any] = (),
         spec: bool = False,
@@ -241,7 +268,7 @@ class IcebergStore:
         from pyiceberg.transforms import DayTransform
         from pyiceberg.types import StringType
 
-        snapshot = {PROP_BATCH: batch_id}
+        snapshot = {PROP_BATCH: batch_id, PROP_PUBLICATION: publication}
         table = self._table(name)
         if table is None:
             context = self.catalog.create_table_transaction(
@@ -266,12 +293,22 @@ class IcebergStore:
                 tx.add_files(list(files), snapshot_properties=snapshot)
             tx.set_properties({PROP_LAST: batch_id})
 
-    def commit_changelog(self, batch_id: str, files: Sequence[str]) -> dict[str, Any]:
-        from pyiceberg.expressions import EqualTo
+    def commit_changelog(
+        self, batch_id: str, files: Sequence[str], *, publication: str, commit_logs: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        """Replace the rows of this batch and of the logs it covers (whatever batch published them)."""
+        from pyiceberg.expressions import EqualTo, In, Or
 
+        replaced = EqualTo("batch_id", batch_id)
+        if commit_logs:
+            replaced = Or(replaced, In("commit_log", sorted(commit_logs)))
+        table = self._table(CHANGELOG)
+        known = {f.name for f in table.schema().fields} if table is not None else set()
+        missing = [f.name for f in changelog_schema() if table is not None and f.name not in known]
         self._commit(
-            CHANGELOG, batch_id, changelog_schema(), files, delete=[EqualTo("batch_id", batch_id)], spec=True
-        )
+            CHANGELOG, batch_id, changelog_schema(), files, publication=publication,
+            new_columns=missing, delete=[replaced], spec=True,
+        )  # fmt: skip
         return self.version(CHANGELOG)
 
     def commit_mirror(
@@ -283,11 +320,13 @@ class IcebergStore:
         key_columns: Sequence[str],
         files: Sequence[str],
         delete_keys: Sequence[Sequence[str | None]],
+        *,
+        publication: str,
     ) -> dict[str, Any]:
         known = self.mirror_columns(name) or []
         chunks = [delete_keys[i : i + 500] for i in range(0, len(delete_keys), 500)]
         self._commit(
-            name, batch_id, mirror_schema(columns), files,
+            name, batch_id, mirror_schema(columns), files, publication=publication,
             new_columns=[c for c in columns if c not in known],
             delete=[_key_filter(key_columns, chunk, exact=True) for chunk in chunks],
             properties={PROP_SOURCE: source_table, "redotrail.key_columns": json.dumps(list(key_columns))},
@@ -303,8 +342,33 @@ class IcebergStore:
 # -- Delta -------------------------------------------------------------------------------------------
 
 
-def _app_id(batch_id: str) -> str:
-    return f"redotrail-batch:{batch_id}"
+def _plain_strings(rows: Any) -> Any:
+    """DataFusion's string views as plain strings (what the Spark side reads)."""
+    import pyarrow as pa
+
+    plain = [
+        pa.field(f.name, pa.string() if pa.types.is_string_view(f.type) else f.type) for f in rows.schema
+    ]
+    return rows.cast(pa.schema(plain))
+
+
+def _app_id(publication: str) -> str:
+    return f"redotrail-publication:{publication}"
+
+
+def _without(rows: Any, exclude_logs: Sequence[str], batch_id: str) -> Any:
+    """Arrow rows minus those of ``batch_id`` and of the logs in ``exclude_logs``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if rows is None or rows.num_rows == 0:
+        return rows
+    logs = pa.array(sorted(exclude_logs), pa.string())
+    replaced = pc.or_kleene(
+        pc.equal(rows.column("batch_id"), pa.scalar(batch_id)),
+        pc.is_in(rows.column("commit_log"), value_set=logs),
+    )
+    return rows.filter(pc.invert(pc.fill_null(replaced, False)))
 
 
 def _sql_text(value: str) -> str:
@@ -338,16 +402,36 @@ class DeltaStore:
             return None
         return DeltaTable(path, storage_options=self.options or None)
 
-    def _commit_properties(self, batch_id: str) -> Any:
+    def _commit_properties(self, batch_id: str, publication: str) -> Any:
         from deltalake import CommitProperties, Transaction
 
         return CommitProperties(
-            custom_metadata={PROP_BATCH: batch_id}, app_transactions=[Transaction(_app_id(batch_id), 1)]
+            custom_metadata={PROP_BATCH: batch_id, PROP_PUBLICATION: publication},
+            app_transactions=[Transaction(_app_id(publication), 1)],
         )
 
-    def has_batch(self, name: str, batch_id: str) -> bool:
+    def has_publication(self, name: str, publication: str) -> bool:
         table = self._table(name)
-        return table is not None and table.transaction_version(_app_id(batch_id)) is not None
+        return table is not None and table.transaction_version(_app_id(publication)) is not None
+
+    def read_changelog_after(
+        self, sources: Sequence[tuple[str, str]], min_scn: int, exclude_logs: Sequence[str], batch_id: str
+    ) -> Any:
+        import pyarrow as pa
+        from deltalake import QueryBuilder
+
+        table = self._table(CHANGELOG)
+        if table is None or not sources:
+            return None
+        tables = " OR ".join(f'("owner" = {_sql_text(o)} AND "table" = {_sql_text(t)})' for o, t in sources)
+        reader = (
+            QueryBuilder()
+            .register("changelog", table)
+            .execute(f'SELECT * FROM changelog WHERE "commit_scn" >= {int(min_scn)} AND ({tables})')
+        )
+        rows = pa.table(reader.read_all())
+        schema = changelog_schema(commit_date=True)  # DataFusion's string views, nested ones too
+        return _without(rows.select(schema.names).cast(schema), exclude_logs, batch_id)
 
     def mirror_columns(self, name: str) -> list[str] | None:
         table = self._table(name)
@@ -376,27 +460,29 @@ class DeltaStore:
             .register("mirror", table)
             .execute(f"SELECT * FROM mirror WHERE {' AND '.join(where)}")
         )
-        rows = pa.table(reader.read_all())
-        plain = [
-            pa.field(f.name, pa.string() if pa.types.is_string_view(f.type) else f.type) for f in rows.schema
-        ]
-        return rows.cast(pa.schema(plain))
+        return _plain_strings(pa.table(reader.read_all()))
 
     def place(self, name: str, batch_id: str, files: Sequence[Path], root: Path) -> list[str]:
         return [str(p) for p in files]  # delta-rs streams them at commit
 
-    def commit_changelog(self, batch_id: str, files: Sequence[str]) -> dict[str, Any]:
+    def commit_changelog(
+        self, batch_id: str, files: Sequence[str], *, publication: str, commit_logs: Sequence[str] = ()
+    ) -> dict[str, Any]:
         import pyarrow.dataset as ds
         from deltalake import write_deltalake
 
         schema = changelog_schema(commit_date=True)
         reader = ds.dataset(list(files), schema=schema, format="parquet").scanner().to_reader()
         table = self._table(CHANGELOG)
+        replaced = f"batch_id = {_sql_text(batch_id)}"
+        if commit_logs:
+            replaced += f" OR commit_log IN ({', '.join(_sql_text(c) for c in sorted(commit_logs))})"
         write_deltalake(
             self._path(CHANGELOG), reader, partition_by=DELTA_PARTITIONS,
             mode="append" if table is None else "overwrite",
-            predicate=None if table is None else f"batch_id = {_sql_text(batch_id)}",
-            storage_options=self.options or None, commit_properties=self._commit_properties(batch_id),
+            predicate=None if table is None else replaced,
+            storage_options=self.options or None,
+            commit_properties=self._commit_properties(batch_id, publication),
         )  # fmt: skip
         return self.version(CHANGELOG)
 
@@ -409,13 +495,15 @@ class DeltaStore:
         key_columns: Sequence[str],
         files: Sequence[str],
         delete_keys: Sequence[Sequence[str | None]],
+        *,
+        publication: str,
     ) -> dict[str, Any]:
         import pyarrow.dataset as ds
         from deltalake import write_deltalake
 
         staged = ds.dataset(list(files), schema=mirror_schema(columns, with_op=True), format="parquet")
         table = self._table(name)
-        commit = self._commit_properties(batch_id)
+        commit = self._commit_properties(batch_id, publication)
         if table is None:
             upserts = staged.scanner(columns=mirror_schema(columns).names, filter=ds.field("_op") == "U")
             write_deltalake(

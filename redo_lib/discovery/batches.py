@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, final
@@ -26,6 +27,7 @@ from redo_lib.storage.catalog import (
     object_exists,
     read_text,
     remove_object,
+    utc_now,
     write_text,
 )
 
@@ -41,9 +43,14 @@ class PlanResult:
 def build_manifest(
     batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None, capture: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """The batch's ``manifest.json`` (docs/pipeline-contract.md), logs by (thread, sequence)."""
+    """The batch's ``manifest.json`` (docs/pipeline-contract.md), logs by (thread, sequence).
+
+    ``publication`` is new each time a manifest is written (each plan, re-run or backfill): the
+    publish stage records it on every table commit, so a retry of the same run skips the tables it
+    already committed while a new run of the batch publishes again (replacing, never adding)."""
     return {
         "batch_id": batch.batch_id,
+        "publication": f"{batch.batch_id}@{utc_now()}.{uuid.uuid4().hex[:8]}",
         "logs": [
             {
                 "thread": e.thread,

@@ -2,8 +2,12 @@
 
 ``TRAIL_SCHEMA`` (built on first use; pyarrow is imported lazily so ``import redo_lib`` stays
 stdlib-only) has the fields of ``trail.model.TRAIL_FIELDS`` in that order, plus the columns the
-pipeline adds to every row: ``batch_id`` (the batch that published it, for exactly-once publishing)
-and ``trail_seq`` (the record's 0-based position in the batch's trail, commit order).
+pipeline adds to every row: ``batch_id`` (the batch that published it), ``trail_seq`` (the record's
+0-based position in the batch's trail, commit order) and ``commit_log`` (the archived log holding the
+transaction's commit record, ``<thread>_<sequence>_<resetlogs id>`` as in LOG_ARCHIVE_FORMAT
+``%t_%s_%r``). A committed change belongs to exactly one log, the one of its commit, so a publish
+replaces the changelog rows of the logs it covers, whatever batches published them before
+(exactly once under re-runs and backfills of any range: docs/operations.md).
 
 ``lob_columns`` (rule 17) is a list of ``{column, bytes, pieces}`` structs, one per LOB column with a
 value in the record's image. Images (``columns``, ``before``) and ``tokens`` are lists of ``{name, value}`` structs, so the
@@ -22,7 +26,7 @@ from typing import Any
 
 from redo_lib.trail.model import TRAIL_FIELDS, TrailRecord
 
-PIPELINE_FIELDS = ("batch_id", "trail_seq")
+PIPELINE_FIELDS = ("batch_id", "trail_seq", "commit_log")
 
 
 @cache
@@ -66,9 +70,10 @@ def trail_schema() -> Any:
         ),
         "batch_id": pa.string(),
         "trail_seq": pa.int64(),
+        "commit_log": pa.string(),
     }
     assert tuple(types)[: len(TRAIL_FIELDS)] == TRAIL_FIELDS
-    nullable = {"owner", "batch_id"}
+    nullable = {"owner", "batch_id", "commit_log"}
     return pa.schema([pa.field(name, t, nullable=name in nullable) for name, t in types.items()])
 
 
@@ -80,7 +85,15 @@ def _pairs(items: Iterable[tuple[str, str | None]]) -> list[dict[str, str | None
     return [{"name": k, "value": v} for k, v in items]
 
 
-def to_row(record: TrailRecord, *, batch_id: str | None = None, trail_seq: int = 0) -> dict[str, Any]:
+def commit_log_name(thread: int, sequence: int, resetlogs_id: int | None) -> str:
+    """``<thread>_<sequence>_<resetlogs id>``: the log of a commit (``<thread>_<sequence>`` when the
+    incarnation is not known, as in a decode of loose files)."""
+    return f"{thread}_{sequence}" if resetlogs_id is None else f"{thread}_{sequence}_{resetlogs_id}"
+
+
+def to_row(
+    record: TrailRecord, *, batch_id: str | None = None, trail_seq: int = 0, commit_log: str | None = None
+) -> dict[str, Any]:
     """One trail record as a row of ``trail_schema()``."""
     return {
         "xid": record.xid,
@@ -108,6 +121,7 @@ def to_row(record: TrailRecord, *, batch_id: str | None = None, trail_seq: int =
         "lob_columns": [c.to_dict() for c in record.lob_columns],
         "batch_id": batch_id,
         "trail_seq": trail_seq,
+        "commit_log": commit_log,
     }
 
 
@@ -132,9 +146,22 @@ def from_row(row: dict[str, Any]) -> TrailRecord:
     return TrailRecord.from_dict(d)
 
 
-def to_arrow(records: Iterable[TrailRecord], *, batch_id: str | None = None, first_seq: int = 0) -> Any:
-    """Trail records as an Arrow table of ``trail_schema()`` (``trail_seq`` from ``first_seq`` on)."""
+def to_arrow(
+    records: Iterable[TrailRecord],
+    *,
+    batch_id: str | None = None,
+    first_seq: int = 0,
+    commit_logs: Iterable[str | None] | None = None,
+) -> Any:
+    """Trail records as an Arrow table of ``trail_schema()`` (``trail_seq`` from ``first_seq`` on;
+    ``commit_logs``, one per record, as ``DecodeResult.commit_logs`` gives them)."""
+    import itertools
+
     import pyarrow as pa
 
-    rows = [to_row(r, batch_id=batch_id, trail_seq=first_seq + i) for i, r in enumerate(records)]
+    logs = itertools.repeat(None) if commit_logs is None else iter(commit_logs)
+    rows = [
+        to_row(r, batch_id=batch_id, trail_seq=first_seq + i, commit_log=log)
+        for i, (r, log) in enumerate(zip(records, logs, strict=False))
+    ]
     return pa.Table.from_pylist(rows, schema=trail_schema())

@@ -430,7 +430,16 @@ def test_planned_batches_write_the_contract_manifest(catalog: LogCatalog, tmp_pa
     assert [b.batch_id for b in result.batches] == ["b-000015-000016", "b-000017-000017"]
     first = json.loads((tmp_path / "work/batches/b-000015-000016/manifest.json").read_text())
     second = json.loads((tmp_path / "work/batches/b-000017-000017/manifest.json").read_text())
-    assert list(first) == ["batch_id", "logs", "dictionary", "capture", "previous_batch", "carried_in"]
+    assert list(first) == [
+        "batch_id", "publication", "logs", "dictionary", "capture", "previous_batch", "carried_in",
+    ]  # fmt: skip
+    # a new publication each time a manifest is written: a re-run or backfill publishes again
+    assert (
+        first["publication"].startswith("b-000015-000016@") and first["publication"] != second["publication"]
+    )
+    rerun_batch(catalog, "b-000015-000016")
+    again = json.loads((tmp_path / "work/batches/b-000015-000016/manifest.json").read_text())
+    assert again["publication"] != first["publication"] and again["logs"] == first["logs"]
     assert first["capture"] is None  # REDOTRAIL_CAPTURE unset: every table of the dictionary
     assert first["logs"][0] == {
         "thread": 1, "sequence": 15, "resetlogs_id": RID, "size": 1024,
