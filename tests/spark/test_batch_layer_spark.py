@@ -1,0 +1,159 @@
+"""A few cases of the randomized batch-layer test (tests/integration/test_batch_layer_random.py) with
+the real Spark stages: decode, assemble, validate (Great Expectations) and publish (pyiceberg on a
+SQLite catalog) read the archived logs from the S3 endpoint and write the batch folders and tables;
+the same checks run on the tables read back with pyiceberg after every step.
+
+Kills: the decode kill leaves a batch whose stages after decode never ran (retried later);
+the publish kills are the in-memory cases' subject (here a killed publish would need a SIGKILL of
+the driver, which tests/spark/test_publish.py covers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_jobs import assemble, decode, publish, validate
+from spark_jobs.tables import table_name
+from tests.integration.test_batch_layer_random import (
+    Case,
+    Killed,
+    Tables,
+    Workload,
+    make_workload,
+    run_case,
+)
+
+pytest_plugins = ["tests.fixtures.s3"]
+pytestmark = pytest.mark.spark
+SEEDS = [3, 8]
+
+
+@pytest.fixture(scope="module")
+def workload(tmp_path_factory: pytest.TempPathFactory) -> Workload:
+    return make_workload(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def spark_s3(s3_endpoint: str) -> Iterator[Any]:
+    """A Spark session whose Python workers reach the S3 endpoint (executor environment)."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("TZ", "UTC")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    from spark_jobs.common import spark_defaults
+
+    builder = SparkSession.builder.appName("redotrail-tests-s3").master("local[2]")
+    for key, value in {**spark_defaults(), "spark.sql.shuffle.partitions": "2"}.items():
+        builder = builder.config(key, value)
+    for name in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
+        builder = builder.config(f"spark.executorEnv.{name}", os.environ[name])
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+class SparkTables(Tables):
+    """The published Iceberg tables, read back with pyiceberg (no Redotrail code)."""
+
+    def __init__(self, warehouse: Path) -> None:
+        super().__init__()
+        self.warehouse = warehouse
+
+    def _rows(self, name: str) -> list[dict[str, Any]]:
+        from pyiceberg.catalog.sql import SqlCatalog
+        from pyiceberg.exceptions import NoSuchTableError
+
+        if not (self.warehouse / "catalog.db").exists():
+            return []
+        catalog = SqlCatalog(
+            "redotrail", uri=f"sqlite:///{self.warehouse}/catalog.db", warehouse=f"file://{self.warehouse}"
+        )
+        try:
+            rows: list[dict[str, Any]] = catalog.load_table(f"redotrail.{name}").scan().to_arrow().to_pylist()
+        except NoSuchTableError:
+            return []
+        return rows
+
+    @property  # type: ignore[override]
+    def changelog(self) -> list[dict[str, Any]]:
+        return self._rows("changelog")
+
+    @changelog.setter
+    def changelog(self, value: list[dict[str, Any]]) -> None:
+        pass  # written by the publish stage
+
+    def mirrors_view(self) -> dict[str, dict[str, dict[str, Any]]]:
+        out: dict[str, dict[str, dict[str, Any]]] = {}
+        for row in self._rows("changelog"):
+            out.setdefault(f"{row['owner']}.{row['table']}", {})
+        views = {}
+        for source in out:
+            owner, table = source.split(".")
+            rows = self._rows(table_name(source))
+            key_columns = next(r["key_columns"] for r in self._rows("changelog") if r["table"] == table)
+            held = {
+                json.dumps([r.get(k) for k in key_columns], separators=(",", ":")): {
+                    k: v for k, v in r.items() if not k.startswith("_") and v is not None
+                }
+                for r in rows
+            }
+            if held:
+                views[source] = held
+        return views
+
+
+class SparkCase(Case):
+    spark: Any = None
+
+    def stage_decode(self, batch_id: str, folder: Path, kill: str | None) -> None:
+        args = ["--batch-dir", str(folder)]
+        assert decode.main(args, spark=self.spark) == 0
+        assert assemble.main(args, spark=self.spark) == 0
+        if kill == "decode":
+            raise Killed("decode")
+
+    def stage_validate(self, batch_id: str, folder: Path, kill: str | None) -> None:
+        assert validate.main(["--batch-dir", str(folder)], spark=self.spark) == 0
+
+    def stage_publish(self, batch_id: str, folder: Path, kill: str | None) -> None:
+        warehouse = self.tables.warehouse  # type: ignore[attr-defined]
+        code = publish.main(
+            ["--batch-dir", str(folder), "--warehouse", f"file://{warehouse}"], spark=self.spark
+        )
+        if code == publish.EXIT_REFUSED:
+            self.log.append(f"publish {batch_id}: refused")
+            return
+        assert code == 0
+        manifest = json.loads((folder / "manifest.json").read_text())
+        self.tables.logs |= {f"{e['thread']}_{e['sequence']}_{e['resetlogs_id']}" for e in manifest["logs"]}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_batch_layer_on_spark(
+    seed: int,
+    workload: Workload,
+    s3_endpoint: str,
+    spark_s3: Any,
+    tmp_path: Path,
+) -> None:
+    SparkCase.spark = spark_s3
+
+    def make(*args: Any, **kwargs: Any) -> Case:
+        case = SparkCase(*args, **kwargs)
+        case.tables = SparkTables(tmp_path / "warehouse")
+        case.kills = ("decode",)
+        return case
+
+    case = run_case(seed, workload, tmp_path, steps=10, make=make)
+    assert case.tables.changelog
