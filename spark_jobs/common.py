@@ -73,10 +73,25 @@ def build_session(app_name: str, *, master: str | None = None, spark: Any = None
     builder = SparkSession.builder.appName(app_name)
     if master or "PYSPARK_GATEWAY_PORT" not in os.environ:
         builder = builder.master(master or os.environ.get("SPARK_MASTER", "local[*]"))
-    for key, value in spark_defaults().items():
+    for key, value in {**spark_defaults(), **s3a_settings()}.items():
         if key not in submitted:
             builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def s3a_settings(env: dict[str, str] | None = None) -> dict[str, str]:
+    """hadoop-aws settings for the S3 endpoint of the ``AWS_*`` environment (what boto3 uses too):
+    a custom endpoint (moto_server, MinIO, an on-premises S3 API) with its scheme and region."""
+    env = dict(os.environ) if env is None else env
+    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL")
+    out = {}
+    if endpoint:
+        out["spark.hadoop.fs.s3a.endpoint"] = endpoint
+        out["spark.hadoop.fs.s3a.connection.ssl.enabled"] = str(endpoint.startswith("https://")).lower()
+    region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
+    if region:
+        out["spark.hadoop.fs.s3a.endpoint.region"] = region
+    return out
 
 
 def ship_library(spark: Any) -> None:
@@ -144,6 +159,10 @@ class BatchDir:
 
     def uri_of(self, *parts: str) -> str:
         return "/".join([self.uri, *parts])
+
+    def spark_uri(self, *parts: str) -> str:
+        """A member as Spark reads and writes it: the local path, or ``s3a://bucket/key`` (hadoop-aws)."""
+        return self.path(*parts) if self.is_local else f"s3a://{self.bucket}/{self.path(*parts)}"
 
     def sibling(self, batch_id: str) -> BatchDir:
         """Another batch of the same ``batches/`` folder (e.g. the manifest's ``previous_batch``)."""
