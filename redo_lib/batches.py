@@ -1,17 +1,23 @@
 """Batch work units for the Spark stages: what one task does, as plain library functions.
 
 The Spark jobs (``spark_jobs/decode.py``, ``spark_jobs/assemble.py``) only distribute these units
-and collect their small results; every byte of Oracle knowledge stays here. Each function takes
-plain, picklable arguments and writes only under the batch folder (docs/pipeline-contract.md), to
-file names derived from its unit, so a retried or rerun task replaces its own output.
+and hand their Arrow output to Spark; every byte of Oracle knowledge stays here. Executor-side
+functions take plain, picklable arguments and write nothing: Spark writes what they return to the
+batch folder (docs/pipeline-contract.md), a local path or ``s3://`` (``s3a://`` for Spark), so no
+task needs a disk another process can read. Small documents (the manifest, a batch's dictionary) are
+read and written whole, locally or with boto3 (:func:`read_location`, :func:`write_location`).
 
 * decode: :func:`plan_units` cuts each log of the manifest into block ranges (default 64 MB);
-  :func:`decode_unit` decodes one range into change events (Parquet part) and counters.
+  :func:`decode_arrow` (``mapInArrow``) decodes ranges into change events and one result row per unit.
 * assemble: the events of the batch plus the carried-in open transactions, grouped by transaction
-  slot (usn, slot) and sorted by redo position, go through :func:`assemble_partition`: the same
-  ``TransactionTable`` and ``TrailEmitter`` as the single-process decode, so the outputs agree by
-  construction. A partition holds whole slots; a transaction's changes stream through its spilling
-  ``ChangeBuffer``, so no transaction sits whole in a task's memory.
+  slot (usn, slot) and sorted by redo position, go through :func:`assemble_arrow` (``mapInArrow``):
+  the same ``TransactionTable`` and ``TrailEmitter`` as the single-process decode, so the outputs
+  agree by construction. A partition holds whole slots; a transaction's changes stream through its
+  spilling ``ChangeBuffer``, so no transaction sits whole in a task's memory. Its outputs are trail
+  rows, the events of transactions left open and its counts, as rows of one Arrow schema.
+
+:func:`decode_unit` and :func:`assemble_partition` are the same work over a local folder in one
+process (tests, tools): they write the events, ``open/`` and ``counts/`` parts themselves.
 
 Layer "top".
 """
@@ -23,17 +29,17 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
-from redo_lib.assembly.events import ChangeEvent
+from redo_lib.assembly.events import ChangeEvent, EventKind
 from redo_lib.assembly.rows import count_row_change
 from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
-from redo_lib.errors import ErrorPolicy, LogSetError, Position
+from redo_lib.errors import DictionaryError, ErrorPolicy, LogSetError, Position
 from redo_lib.pipeline import decode_range, open_source, read_header, reconcile
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions, TrailEmitter
@@ -76,10 +82,43 @@ class Manifest:
         return json.dumps(doc, indent=2)
 
 
+def join_location(base: str | os.PathLike[str], *parts: str) -> str:
+    """``base/part/...`` for a local folder or an ``s3://`` prefix."""
+    text = os.fspath(base)
+    if text.startswith("s3://"):
+        return "/".join([text.rstrip("/"), *parts])
+    return str(Path(text).joinpath(*parts))
+
+
+def read_location(location: str) -> str:
+    """The text of a small file: a local path, or an ``s3://`` object (boto3; ``StorageError``)."""
+    if location.startswith("s3://"):
+        from redo_lib.storage.s3 import read_object
+
+        return read_object(location).decode("utf-8")
+    return Path(location).read_text(encoding="utf-8")
+
+
+def write_location(location: str, text: str) -> str:
+    """Write a small file whole: an ``s3://`` object with one PUT, a local file atomically."""
+    if location.startswith("s3://"):
+        from redo_lib.storage.s3 import write_object
+
+        write_object(location, text.encode("utf-8"))
+        return location
+    path = Path(location)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return location
+
+
 def load_manifest(batch_dir: str | os.PathLike[str]) -> Manifest:
-    path = Path(batch_dir) / "manifest.json"
+    """``<batch_dir>/manifest.json``, the batch folder a local path or an ``s3://`` prefix."""
+    location = join_location(batch_dir, "manifest.json")
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(read_location(location))
         logs = tuple(LogEntry(**log) for log in doc["logs"])
         capture = doc.get("capture")
         if capture is not None and (
@@ -92,18 +131,12 @@ def load_manifest(batch_dir: str | os.PathLike[str]) -> Manifest:
             capture=tuple(capture) if capture is not None else None,
         )  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise LogSetError(
-            f"cannot read the batch manifest: {exc}", position=Position(file=str(path))
-        ) from exc
+        raise LogSetError(f"cannot read the batch manifest: {exc}", position=Position(file=location)) from exc
 
 
-def write_manifest(batch_dir: str | os.PathLike[str], manifest: Manifest) -> Path:
-    path = Path(batch_dir) / "manifest.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(manifest.to_json())
-    tmp.replace(path)
-    return path
+def write_manifest(batch_dir: str | os.PathLike[str], manifest: Manifest) -> str:
+    """Write ``<batch_dir>/manifest.json`` (local folder or ``s3://`` prefix); returns its location."""
+    return write_location(join_location(batch_dir, "manifest.json"), manifest.to_json())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,25 +260,75 @@ def read_events(path: str | os.PathLike[str]) -> Iterator[ChangeEvent]:
                 yield event_from_row(row)
 
 
-def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise") -> dict[str, Any]:
-    """Decode one unit into ``staging/events/<unit>.parquet``; return its counters (JSON-able)."""
+def _decoded_events(unit: Unit, policy_name: str) -> tuple[Iterator[ChangeEvent], dict[str, Any]]:
+    """The unit's events (a stream) and its result document, whose counters are complete once the
+    stream is exhausted: ``{"unit", "events", "report", "decoded"}`` (JSON-able)."""
     report = DecodeReport()
-    policy = ErrorPolicy(policy_name)
-    events = decode_range(unit.location, unit.first_block, unit.last_block, policy=policy, report=report)
+    events = decode_range(
+        unit.location, unit.first_block, unit.last_block, policy=ErrorPolicy(policy_name), report=report
+    )
     decoded: Counter[tuple[int, str]] = Counter()
+    result: dict[str, Any] = {"unit": asdict(unit), "events": 0}
 
-    def counting(stream: Iterable[ChangeEvent]) -> Iterator[ChangeEvent]:
-        for event in stream:
+    def counting() -> Iterator[ChangeEvent]:
+        for event in events:
             count_row_change(decoded, event)
+            result["events"] += 1
             yield event
+        result["report"] = report.to_dict()
+        result["decoded"] = [[obj, op, c] for (obj, op), c in sorted(decoded.items())]
 
-    n = write_events(counting(events), Path(batch_dir) / "staging" / "events" / f"{unit.name}.parquet")
-    return {
-        "unit": asdict(unit),
-        "events": n,
-        "report": report.to_dict(),
-        "decoded": [[obj, op, c] for (obj, op), c in sorted(decoded.items())],
-    }
+    return counting(), result
+
+
+def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise") -> dict[str, Any]:
+    """Decode one unit into ``staging/events/<unit>.parquet`` of a local batch folder (the
+    single-process path; the Spark stage uses :func:`decode_arrow`); return its counters."""
+    events, result = _decoded_events(unit, policy_name)
+    write_events(events, Path(batch_dir) / "staging" / "events" / f"{unit.name}.parquet")
+    return result
+
+
+UNIT_FIELDS = ("location", "thread", "sequence", "first_block", "last_block")
+UNIT_RESULT = "unit_result"  # the column of decode_schema() holding a unit's result (JSON)
+
+
+@cache
+def units_schema() -> Any:
+    """A decode unit as a row (:class:`Unit`'s fields): the input of :func:`decode_arrow`."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field("location", pa.string())] + [pa.field(n, pa.int64()) for n in UNIT_FIELDS[1:]])
+
+
+@cache
+def decode_schema() -> Any:
+    """What :func:`decode_arrow` hands to Spark: ``events_schema()`` (every field nullable) plus
+    ``UNIT_RESULT``, null on event rows and a unit's result document on one row per unit."""
+    import pyarrow as pa
+
+    fields = [field.with_nullable(True) for field in events_schema()]
+    return pa.schema([*fields, pa.field(UNIT_RESULT, pa.string())])
+
+
+def decode_arrow(batches: Iterable[Any], policy_name: str = "raise", *, chunk: int = 8192) -> Iterator[Any]:
+    """Decode units for Spark's ``mapInArrow``: record batches of unit rows (``units_schema()``) in,
+    record batches of ``decode_schema()`` out, ``chunk`` events at a time, then one row with the
+    unit's result. Nothing is written here: Spark writes the events wherever the batch folder is."""
+    import pyarrow as pa
+
+    schema = decode_schema()
+    for batch in batches:
+        for row in batch.to_pylist():
+            events, result = _decoded_events(Unit(**{k: row[k] for k in UNIT_FIELDS}), policy_name)
+            rows: list[dict[str, Any]] = []
+            for event in events:
+                rows.append(event_to_row(event))
+                if len(rows) >= chunk:
+                    yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                    rows = []
+            rows.append({UNIT_RESULT: json.dumps(result)})
+            yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,23 +337,28 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise") -> dict[
 
 @cache
 def _dictionary(location: str | None) -> DictionaryHistory | None:
-    return None if not location else load_dictionary(Path(location))
+    """The dictionary at a local path or an ``s3://`` URL (once per process)."""
+    if not location:
+        return None
+    if not location.startswith("s3://"):
+        return load_dictionary(Path(location))
+    try:
+        return load_dictionary(read_location(location))
+    except DictionaryError as exc:  # read from its text: name the object instead
+        exc.position = replace(exc.position, file=location)
+        raise
 
 
-def assemble_partition(
-    index: int,
+def _assembled(
     rows: Iterable[dict[str, Any]],
-    batch_dir: str,
     dictionary: str | None,
-    options: dict[str, Any] | None = None,
-    memory_limit: int = DEFAULT_MEMORY_LIMIT,
-    resetlogs_id: int | None = None,
+    options: dict[str, Any] | None,
+    memory_limit: int,
+    resetlogs_id: int | None,
+    result: dict[str, Any],
 ) -> Iterator[dict[str, Any]]:
-    """Run transaction assembly over one partition's events (whole (usn, slot) groups, in redo order,
-    carried-in events first) and yield trail rows with their commit-order key.
-
-    Side outputs, named by the partition index: ``open/part-<index>.parquet`` (the open transactions
-    carried out) and ``counts/part-<index>.json`` (this partition's reconciliation counts)."""
+    """Trail rows with their commit-order key; once exhausted, ``result`` holds ``carried_out`` (the
+    open transactions' events) and ``counts`` (the partition's reconciliation counts)."""
     table = TransactionTable(memory_limit=memory_limit)
     emitter = TrailEmitter(dictionary=_dictionary(dictionary), options=EmitOptions(**(options or {})))
     decoded: Counter[tuple[int, str]] = Counter()
@@ -289,14 +377,34 @@ def assemble_partition(
             yield out
         txn.changes.close()
     carried_out = list(table.carry_out())
-    write_events(carried_out, Path(batch_dir) / "open" / f"part-{index:05d}.parquet")
     counts = reconcile(
         emitter=emitter, table=table, decoded=decoded, carried_in=carried_in, carried_out=carried_out
     )
     counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
+    result.update(carried_out=carried_out, counts=counts)
+
+
+def assemble_partition(
+    index: int,
+    rows: Iterable[dict[str, Any]],
+    batch_dir: str,
+    dictionary: str | None,
+    options: dict[str, Any] | None = None,
+    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    resetlogs_id: int | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Run transaction assembly over one partition's events (whole (usn, slot) groups, in redo order,
+    carried-in events first) and yield trail rows with their commit-order key: the single-process
+    path over a local batch folder (the Spark stage uses :func:`assemble_arrow`).
+
+    Side outputs, named by the partition index: ``open/part-<index>.parquet`` (the open transactions
+    carried out) and ``counts/part-<index>.json`` (this partition's reconciliation counts)."""
+    result: dict[str, Any] = {}
+    yield from _assembled(rows, dictionary, options, memory_limit, resetlogs_id, result)
+    write_events(result["carried_out"], Path(batch_dir) / "open" / f"part-{index:05d}.parquet")
     counts_dir = Path(batch_dir) / "counts"
     counts_dir.mkdir(parents=True, exist_ok=True)
-    (counts_dir / f"part-{index:05d}.json").write_text(json.dumps(counts))
+    (counts_dir / f"part-{index:05d}.json").write_text(json.dumps(result["counts"]))
 
 
 def _peak_rss_mb() -> float:
@@ -314,8 +422,8 @@ ORDER_FIELDS = ("order_scn", "order_thread", "order_seq", "order_block", "order_
 
 @cache
 def staged_trail_schema() -> Any:
-    """``trail_schema()`` plus the commit-order key of each row (``ORDER_FIELDS``): what assembly
-    partitions hand to Spark, which sorts by the key, numbers the rows and drops it."""
+    """``trail_schema()`` plus the commit-order key of each row (``ORDER_FIELDS``): the trail rows
+    Spark sorts by the key, numbers and writes without it."""
     import pyarrow as pa
 
     schema = trail_schema()
@@ -324,33 +432,69 @@ def staged_trail_schema() -> Any:
     return schema
 
 
+OUTPUT = "output"  # which of a partition's outputs a row of assembled_schema() is: OUTPUTS
+OUTPUTS = ("trail", "open", "counts")
+
+
+@cache
+def assembled_schema() -> Any:
+    """What :func:`assemble_arrow` hands to Spark: one row per trail record (``output`` "trail", the
+    fields of ``staged_trail_schema()``), per event of a transaction left open (``open``:
+    ``open_event`` of ``events_schema()``, ``open_order`` its place in begin order) and one per
+    partition (``counts``: the reconciliation counts, JSON). Every field but ``output`` is nullable."""
+    import pyarrow as pa
+
+    event = pa.struct([field.with_nullable(True) for field in events_schema()])
+    return pa.schema(
+        [
+            pa.field(OUTPUT, pa.string(), nullable=False),
+            *(field.with_nullable(True) for field in staged_trail_schema()),
+            pa.field("open_event", event),
+            pa.field("open_order", pa.list_(pa.int64())),
+            pa.field("counts", pa.string()),
+        ]
+    )
+
+
 def assemble_arrow(
-    index: int,
     batches: Iterable[Any],
-    batch_dir: str,
     dictionary: str | None,
     options: dict[str, Any] | None = None,
     *,
     batch_id: str,
     resetlogs_id: int | None = None,
+    memory_limit: int = DEFAULT_MEMORY_LIMIT,
     chunk: int = 8192,
 ) -> Iterator[Any]:
-    """:func:`assemble_partition` with Arrow on both sides (Spark's ``mapInArrow``): event record
-    batches in, trail record batches of ``staged_trail_schema()`` out, ``chunk`` rows at a time.
-    Rows never pass through Spark's row-by-row Python conversion."""
+    """Transaction assembly for Spark's ``mapInArrow``: event record batches in (one partition), record
+    batches of ``assembled_schema()`` out, ``chunk`` rows at a time: the trail rows, then the open
+    transactions' events, then the partition's counts. Rows never pass through Spark's row-by-row
+    Python conversion, and nothing is written here: Spark writes every output wherever the batch
+    folder is."""
     import pyarrow as pa
 
-    schema = staged_trail_schema()
+    schema = assembled_schema()
     rows = (row for batch in batches for row in batch.to_pylist())
+    result: dict[str, Any] = {}
     out: list[dict[str, Any]] = []
-    for row in assemble_partition(index, rows, batch_dir, dictionary, options, resetlogs_id=resetlogs_id):
-        row.update(zip(ORDER_FIELDS, row.pop("order_key"), strict=True), batch_id=batch_id)
+    for row in _assembled(rows, dictionary, options, memory_limit, resetlogs_id, result):
+        row.update(zip(ORDER_FIELDS, row.pop("order_key"), strict=True), batch_id=batch_id, output="trail")
         out.append(row)
         if len(out) >= chunk:
             yield pa.RecordBatch.from_pylist(out, schema=schema)
             out = []
-    if out:
-        yield pa.RecordBatch.from_pylist(out, schema=schema)
+    begin: list[int] = []
+    position = 0
+    for event in result["carried_out"]:
+        if event.kind is EventKind.BEGIN:  # carry_out gives each transaction's begin first
+            begin, position = list(event.sort_key), 0
+        out.append({OUTPUT: "open", "open_event": event_to_row(event), "open_order": [*begin, position]})
+        position += 1
+        if len(out) >= chunk:
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+            out = []
+    out.append({OUTPUT: "counts", "counts": json.dumps(result["counts"])})
+    yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
 def evolve_batch_dictionary(
@@ -370,9 +514,7 @@ def evolve_batch_dictionary(
     evolved = evolve_dictionary(history, iter_row_changes(rows), counts)
     if evolved is history:
         return dictionary, dict(counts)
-    path = Path(batch_dir) / "dictionary.json"
-    path.write_text(evolved.to_json())
-    return str(path), dict(counts)
+    return write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json()), dict(counts)
 
 
 def _merge_value(key: str, old: Any, new: Any) -> Any:

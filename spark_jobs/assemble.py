@@ -1,16 +1,19 @@
 """Stage 2, assemble: change events -> committed transactions -> the batch's trail, in commit order.
 
 Reads ``<batch>/staging/events`` and the open transactions carried in from the previous batch
-(``manifest.carried_in``), groups them by transaction slot (usn, slot) with a shuffle, sorts each
-partition by redo position (Spark's external sort), and runs the library's transaction assembly on
-each partition (``redo_lib.batches.assemble_arrow`` in ``mapInArrow``: Arrow batches in and out, no
-row-by-row Python conversion): no transaction is collected onto the driver or held whole in a task
-(its changes stream through a spilling buffer). The partitions' trail rows are staged as Parquet
-(``<batch>/staging/trail``, with their commit-order key), then put in global commit order with a
-distributed sort and numbered densely (``trail_seq``) from the per-partition counts of that sort.
+(``manifest.carried_in``, a folder of the previous batch), groups them by transaction slot (usn, slot)
+with a shuffle, sorts each partition by redo position (Spark's external sort), and runs the library's
+transaction assembly on each partition (``redo_lib.batches.assemble_arrow`` in ``mapInArrow``: Arrow
+batches in and out, no row-by-row Python conversion): no transaction is collected onto the driver or
+held whole in a task (its changes stream through a spilling buffer). Each partition returns its
+trail rows (with their commit-order key), the events of the transactions it leaves open and its
+counts, as rows of one schema that Spark stages once as Parquet (``<batch>/staging/assembled``);
+the trail rows are then put in global commit order with a distributed sort and numbered densely
+(``trail_seq``) from the per-partition counts of that sort.
 
 Writes ``<batch>/trail`` (Parquet, ``redo_lib.trail.schema.trail_schema()``), ``<batch>/open``
-(events of transactions still open, for the next batch) and ``<batch>/counts.json``.
+(events of transactions still open, for the next batch) and ``<batch>/counts.json``. Spark reads and
+writes every folder where the batch is (a local path, or ``s3a://`` for an ``s3://`` batch).
 
     spark-submit spark_jobs/assemble.py --batch-dir DIR [--partitions N] [--emit-unknown]
 """
@@ -19,44 +22,43 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.events import EventKind
 from redo_lib.batches import (
     ORDER_FIELDS,
+    OUTPUT,
     assemble_arrow,
+    assembled_schema,
     events_schema,
     evolve_batch_dictionary,
     load_manifest,
     merge_counts,
-    staged_trail_schema,
 )
 from redo_lib.trail.emit import capture_options
 from redo_lib.trail.schema import trail_schema
-from spark_jobs.common import build_session, carry_errors, reset_dir, run_stage, ship_library
+from spark_jobs.common import BatchDir, build_session, carry_errors, run_stage, ship_library
 
 SORT = ["usn", "slot", "scn", "subscn", "thread", "seq", "block", "offset", "vector"]
 
 
 @dataclass(frozen=True)
 class JobArgs:
-    batch_dir: Path
+    batch_dir: str
     partitions: int | None
     emit_unknown: bool
 
 
 def parse_args(argv: list[str] | None) -> JobArgs:
     parser = argparse.ArgumentParser(prog="assemble", description=__doc__.splitlines()[0])
-    parser.add_argument("--batch-dir", type=Path, required=True)
+    parser.add_argument("--batch-dir", required=True, help="local folder or s3:// prefix of the batch")
     parser.add_argument("--partitions", type=int, default=None, help="transaction-slot partitions")
     parser.add_argument("--emit-unknown", action="store_true", help="emit objects outside the dictionary")
     ns = parser.parse_args(argv)
-    return JobArgs(ns.batch_dir, ns.partitions, ns.emit_unknown)
+    return JobArgs(str(ns.batch_dir), ns.partitions, ns.emit_unknown)
 
 
 def _spark_schema(arrow_schema: Any) -> Any:
@@ -70,19 +72,28 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     return run_stage("assemble", args.batch_dir, lambda: run(args, spark=spark))
 
 
+def events_at(session: Any, location: str) -> Any:
+    """An events folder (staged or carried in) as a DataFrame; an absent folder gives no rows."""
+    folder = BatchDir(location)
+    schema = _spark_schema(events_schema())
+    if not folder.exists():
+        return session.createDataFrame([], schema)
+    return session.read.schema(schema).parquet(folder.spark_uri())
+
+
 def run(args: JobArgs, *, spark: Any = None) -> int:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    manifest = load_manifest(args.batch_dir)
+    batch = BatchDir(args.batch_dir)
+    manifest = load_manifest(batch.uri)
     session = build_session(f"redotrail-assemble-{manifest.batch_id}", spark=spark)
     ship_library(session)
     schema = _spark_schema(events_schema())
-    events = session.read.schema(schema).parquet(str(args.batch_dir / "staging" / "events"))
+    events = session.read.schema(schema).parquet(batch.spark_uri("staging", "events"))
     events = events.withColumn("carried", F.lit(False))
-    carried_in = Path(manifest.carried_in) if manifest.carried_in else None
-    if carried_in is not None and any(carried_in.glob("*.parquet")):
-        carried = session.read.schema(schema).parquet(str(carried_in)).withColumn("carried", F.lit(True))
+    if manifest.carried_in:
+        carried = events_at(session, manifest.carried_in).withColumn("carried", F.lit(True))
         events = events.unionByName(carried)
     partitions = args.partitions or int(session.conf.get("spark.sql.shuffle.partitions"))
     # Whole (usn, slot) groups per partition. Transactions that write LOB pages all go to one
@@ -99,9 +110,6 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         .sortWithinPartitions(*SORT)
     )
 
-    for name in ("open", "counts"):
-        reset_dir(args.batch_dir / name)
-    batch_dir = str(args.batch_dir)
     # DDL first (a few rows, on the driver): every partition must see the same dictionary versions
     ddl_rows = [
         r.asDict(recursive=True)
@@ -109,32 +117,34 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     ]
     for row in ddl_rows:
         row.pop("carried", None)
-    dictionary, ddl_counts = evolve_batch_dictionary(manifest.dictionary, ddl_rows, batch_dir)
+    dictionary, ddl_counts = evolve_batch_dictionary(manifest.dictionary, ddl_rows, batch.uri)
     # the manifest's capture scope (docs/operations.md): the same for every partition
     options = {"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)}
     batch_id = manifest.batch_id
     # one incarnation per batch (the planner never mixes them): names every commit's log
     resetlogs_id = manifest.logs[0].resetlogs_id if manifest.logs else None
-    staged_schema = staged_trail_schema()
 
     @carry_errors  # an assembly error reaches the driver with its position (failure.json)
     def assemble(batches: Iterator[Any]) -> Iterator[Any]:
-        from pyspark import TaskContext
+        return assemble_arrow(batches, dictionary, options, batch_id=batch_id, resetlogs_id=resetlogs_id)
 
-        index = TaskContext.get().partitionId()
-        return assemble_arrow(
-            index, batches, batch_dir, dictionary, options, batch_id=batch_id, resetlogs_id=resetlogs_id
-        )
-
-    # 1. assembly per partition, Arrow in and out; materialised once (its side outputs, open/ and
-    #    counts/, are written exactly once per partition)
-    staged = args.batch_dir / "staging" / "trail"
-    grouped.mapInArrow(assemble, _spark_schema(staged_schema)).write.mode("overwrite").parquet(str(staged))
-    # 2. global commit order (a range-partitioned distributed sort, never a collect of the trail), then
+    # 1. assembly per partition, Arrow in and out; materialised once as Parquet (every output of a
+    #    partition, trail rows, open transactions and counts, is produced exactly once)
+    staged_uri = batch.spark_uri("staging", "assembled")
+    assembled_schema_ = _spark_schema(assembled_schema())
+    grouped.mapInArrow(assemble, assembled_schema_).write.mode("overwrite").parquet(staged_uri)
+    staged = session.read.schema(assembled_schema_).parquet(staged_uri)
+    output = F.col(OUTPUT)
+    # 2. the open transactions for the next batch, in begin order; the counts, to the driver
+    events_columns = [f"open_event.{f.name}" for f in events_schema()]
+    open_events = staged.where(output == "open").orderBy("open_order").select(*events_columns)
+    open_events.write.mode("overwrite").parquet(batch.spark_uri("open"))
+    parts = [json.loads(r[0]) for r in staged.where(output == "counts").select("counts").collect()]
+    # 3. global commit order (a range-partitioned distributed sort, never a collect of the trail), then
     #    dense numbering: trail_seq = rows of the earlier sorted partitions + position in its own
     order = [F.col(name) for name in ORDER_FIELDS]
     ordered = (
-        session.read.schema(_spark_schema(staged_schema)).parquet(str(staged)).orderBy(*order)
+        staged.where(output == "trail").orderBy(*order)
         .withColumn("_part", F.spark_partition_id())
         .withColumn("_row", F.monotonically_increasing_id())
         .persist(StorageLevel.DISK_ONLY)
@@ -150,14 +160,12 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     position = F.col("_row") - F.shiftleft(F.col("_part").cast("long"), 33)
     seq = (F.element_at(first, F.col("_part")) + position) if first is not None else F.lit(0).cast("long")
     trail = ordered.withColumn("trail_seq", seq).select(*(f.name for f in trail_schema()))
-    reset_dir(args.batch_dir / "trail")
-    trail.write.mode("overwrite").parquet(str(args.batch_dir / "trail"))
+    trail.write.mode("overwrite").parquet(batch.spark_uri("trail"))
     ordered.unpersist()
-    shutil.rmtree(staged)
+    batch.remove_tree("staging", "assembled")
 
-    parts = [json.loads(p.read_text()) for p in sorted((args.batch_dir / "counts").glob("part-*.json"))]
     counts = {"batch_id": batch_id, **merge_counts(parts), "ddl": ddl_counts, "dictionary": dictionary}
-    (args.batch_dir / "counts.json").write_text(json.dumps(counts, indent=2, sort_keys=True))
+    batch.write_text(json.dumps(counts, indent=2, sort_keys=True), "counts.json")
     print(
         f"assemble {batch_id}: {counts.get('transactions', {}).get('emitted', 0)} transactions, "
         f"{sum(sum(ops.values()) for ops in counts.get('trail', {}).values())} trail records, "

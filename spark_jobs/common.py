@@ -2,9 +2,11 @@
 and the batch folder (docs/pipeline-contract.md), local or ``s3://``. Nothing here knows about Oracle.
 
 ``BatchDir`` reads and writes the small documents of a batch (``manifest.json``, ``counts.json``,
-markers, reports) the same way in a local folder and under an ``s3://`` prefix (boto3). Spark itself
-only reads and writes local paths (no ``s3a://`` in this stack): ``BatchDir.local_dir`` downloads a
-sub-folder of an S3 batch to a temporary folder first, ``BatchDir.scratch_dir`` gives local room.
+markers, reports) the same way in a local folder and under an ``s3://`` prefix (boto3). Spark reads
+and writes the batch's Parquet folders (staged events, trail, open transactions) where they are:
+``BatchDir.spark_uri`` is the local path or the ``s3a://`` URI (hadoop-aws, configured for the
+``AWS_*`` endpoint by :func:`s3a_settings`), so no stage hands a path on its own disk to another
+process.
 
 ``run_stage`` runs a stage's body and turns a failure into ``<batch>/report/failure.json``, one line
 on stderr and an exit code (docs/pipeline-contract.md): 1 may pass on retry, 2 (invalid), 3 (refused)
@@ -217,6 +219,16 @@ class BatchDir:
         else:
             self.client.delete_object(Bucket=self.bucket, Key=self.path(*parts))
 
+    def remove_tree(self, *parts: str) -> None:
+        """Delete a member folder and everything under it, if present."""
+        if self.is_local:
+            shutil.rmtree(self.path(*parts), ignore_errors=True)
+            return
+        keys = self._keys(*parts)
+        for first in range(0, len(keys), 1000):  # DeleteObjects takes up to 1000 keys
+            objects = [{"Key": key} for key in keys[first : first + 1000]]
+            self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": objects, "Quiet": True})
+
     def put_dir(self, local: Path, *parts: str) -> None:
         """Replace a member folder with a copy of a local folder (a report, say)."""
         target = self.path(*parts)
@@ -230,7 +242,8 @@ class BatchDir:
 
     @contextmanager
     def local_dir(self, *parts: str) -> Iterator[Path]:
-        """A member folder as a local path for Spark: itself, or a downloaded temporary copy."""
+        """A member folder as a local path: itself, or a downloaded temporary copy (for readers that
+        cannot read S3; the Spark stages read ``spark_uri`` instead)."""
         if self.is_local:
             yield Path(self.path(*parts))
             return
@@ -274,14 +287,15 @@ def upload_tree(local: Path, url: str) -> list[str]:
     return done
 
 
-def read_trail(spark: Any, path: Path) -> Any:
-    """A batch's trail folder as a DataFrame of ``redo_lib.trail.schema.trail_schema()`` (an empty
-    folder gives an empty frame, not a schema inference error)."""
+def read_trail(spark: Any, path: str | os.PathLike[str]) -> Any:
+    """A batch's trail folder (a local path or an ``s3a://`` URI: ``BatchDir.spark_uri("trail")``) as
+    a DataFrame of ``redo_lib.trail.schema.trail_schema()`` (an empty folder gives an empty frame,
+    not a schema inference error)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     from redo_lib.trail.schema import trail_schema
 
-    return spark.read.schema(from_arrow_schema(trail_schema())).parquet(str(path))
+    return spark.read.schema(from_arrow_schema(trail_schema())).parquet(os.fspath(path))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """Stage 1, decode: every (log, block range) of the batch is one Spark task.
 
 Reads ``<batch>/manifest.json``; cuts each log into ranges of ``--range-mb`` (default 64); each task
-reads only its own range (seek for local files, boto3 ranged GETs for ``s3://``) and writes its
-change events to ``<batch>/staging/events/<unit>.parquet``. The per-log counters (records, vectors
-by opcode, skipped items, corrupt ranges) go to ``<batch>/staging/logs.json``.
+reads only its own range (seek for local files, boto3 ranged GETs for ``s3://``) and hands its change
+events to Spark as Arrow batches (``redo_lib.batches.decode_arrow`` in ``mapInArrow``), with one
+result row per range; Spark writes the events to ``<batch>/staging/events`` (Parquet, ``s3a://`` when
+the batch is on S3). The per-log counters (records, vectors by opcode, skipped items, corrupt ranges)
+go to ``<batch>/staging/logs.json``.
 
     spark-submit spark_jobs/decode.py --batch-dir DIR [--range-mb 64] [--skip-corrupt]
 """
@@ -13,28 +15,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import astuple, dataclass
 from typing import Any
 
-from redo_lib.batches import decode_unit, load_manifest, plan_units
-from spark_jobs.common import build_session, carry_errors, reset_dir, run_stage, ship_library
+from redo_lib.batches import UNIT_RESULT, decode_arrow, decode_schema, load_manifest, plan_units, units_schema
+from spark_jobs.common import BatchDir, build_session, carry_errors, run_stage, ship_library
 
 
 @dataclass(frozen=True)
 class JobArgs:
-    batch_dir: Path
+    batch_dir: str
     range_mb: float
     skip_corrupt: bool
 
 
 def parse_args(argv: list[str] | None) -> JobArgs:
     parser = argparse.ArgumentParser(prog="decode", description=__doc__.splitlines()[0])
-    parser.add_argument("--batch-dir", type=Path, required=True)
+    parser.add_argument("--batch-dir", required=True, help="local folder or s3:// prefix of the batch")
     parser.add_argument("--range-mb", type=float, default=64.0, help="block range per task (MB)")
     parser.add_argument("--skip-corrupt", action="store_true", help="count damaged ranges and go on")
     ns = parser.parse_args(argv)
-    return JobArgs(ns.batch_dir, ns.range_mb, ns.skip_corrupt)
+    return JobArgs(str(ns.batch_dir), ns.range_mb, ns.skip_corrupt)
 
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
@@ -42,22 +43,12 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     return run_stage("decode", args.batch_dir, lambda: run(args, spark=spark))
 
 
-def run(args: JobArgs, *, spark: Any = None) -> int:
-    manifest = load_manifest(args.batch_dir)
-    session = build_session(f"redotrail-decode-{manifest.batch_id}", spark=spark)
-    ship_library(session)
-    units = plan_units(manifest, int(args.range_mb * (1 << 20)))
-    reset_dir(args.batch_dir / "staging")
-    batch_dir, policy = str(args.batch_dir), "skip" if args.skip_corrupt else "raise"
-    results = (
-        session.sparkContext.parallelize(units, max(len(units), 1))
-        .map(carry_errors(lambda unit: decode_unit(unit, batch_dir, policy)))
-        .collect()
-    )
-    per_log: dict[str, Any] = {}
-    for result in results:
+def per_log(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The units' results summed per log: ``staging/logs.json``."""
+    out: dict[str, Any] = {}
+    for result in sorted(results, key=lambda r: (r["unit"]["location"], r["unit"]["first_block"])):
         unit = result["unit"]
-        entry = per_log.setdefault(
+        entry = out.setdefault(
             f"{unit['thread']}_{unit['sequence']}",
             {"location": unit["location"], "units": 0, "events": 0, "records": 0, "bytes": 0,
              "vectors_by_opcode": {}, "skipped": [], "corrupt_ranges": []},
@@ -71,8 +62,41 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
             entry["vectors_by_opcode"][op] = entry["vectors_by_opcode"].get(op, 0) + n
         entry["skipped"] += report["skipped"]
         entry["corrupt_ranges"] += report["corrupt_ranges"]
-    (args.batch_dir / "staging" / "logs.json").write_text(json.dumps(per_log, indent=2, sort_keys=True))
-    total = sum(e["events"] for e in per_log.values())
+    return out
+
+
+def run(args: JobArgs, *, spark: Any = None) -> int:
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    batch = BatchDir(args.batch_dir)
+    manifest = load_manifest(batch.uri)
+    session = build_session(f"redotrail-decode-{manifest.batch_id}", spark=spark)
+    ship_library(session)
+    units = plan_units(manifest, int(args.range_mb * (1 << 20)))
+    batch.remove_tree("staging")  # a rerun replaces (staged events, logs.json, assemble's scratch)
+    policy = "skip" if args.skip_corrupt else "raise"
+    # one unit per partition, so one task per block range
+    frame = session.createDataFrame(
+        session.sparkContext.parallelize([astuple(u) for u in units], max(len(units), 1)),
+        from_arrow_schema(units_schema()),
+    )
+    decoded = frame.mapInArrow(
+        carry_errors(lambda batches: decode_arrow(batches, policy)), from_arrow_schema(decode_schema())
+    ).persist(StorageLevel.DISK_ONLY)  # decoded once: the events are written, the results collected
+    try:
+        results = [
+            json.loads(r[0])
+            for r in decoded.where(F.col(UNIT_RESULT).isNotNull()).select(UNIT_RESULT).collect()
+        ]
+        events = decoded.where(F.col(UNIT_RESULT).isNull()).drop(UNIT_RESULT)
+        events.write.mode("overwrite").parquet(batch.spark_uri("staging", "events"))
+    finally:
+        decoded.unpersist()
+    logs = per_log(results)
+    batch.write_text(json.dumps(logs, indent=2, sort_keys=True), "staging", "logs.json")
+    total = sum(e["events"] for e in logs.values())
     print(f"decode {manifest.batch_id}: {len(manifest.logs)} logs, {len(units)} tasks, {total} events")
     return 0
 

@@ -1,11 +1,12 @@
 """Stage 3, validate: the batch's trail against the trail contract, with Great Expectations on Spark.
 
-Reads ``<batch>/trail`` (Parquet, ``redo_lib.trail.schema.trail_schema()``), ``<batch>/counts.json``
-and ``<batch>/manifest.json``; runs the suite declared in ``include/gx/trail_contract.py`` (each
-expectation's ``meta`` names its rule in ``shared/docs/trail-contract.md``); writes the Data Docs to
-``<batch>/report/docs/`` and ``<batch>/report/summary.json`` (per rule: name, number, success,
-unexpected count, up to 10 sample rows), copies both to ``--reports-url``/<batch_id>/ when given, and
-writes ``<batch>/VALIDATED`` only when every rule passed.
+Reads ``<batch>/trail`` (Parquet, ``redo_lib.trail.schema.trail_schema()``; Spark reads it through
+``s3a://`` when the batch is on S3), ``<batch>/counts.json`` and ``<batch>/manifest.json``; runs the
+suite declared in ``include/gx/trail_contract.py`` (each expectation's ``meta`` names its rule in
+``shared/docs/trail-contract.md``); writes the Data Docs to ``<batch>/report/docs/`` and
+``<batch>/report/summary.json`` (per rule: name, number, success, unexpected count, up to 10 sample
+rows), copies both to ``--reports-url``/<batch_id>/ when given, and writes ``<batch>/VALIDATED`` only
+when every rule passed.
 
     spark-submit spark_jobs/validate.py --batch-dir DIR [--reports-url s3://bucket/reports/]
 
@@ -364,8 +365,9 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     params = suite_parameters(suite, counts, manifest)
     scope = scope_report(counts)
     session = build_session(f"redotrail-validate-{batch_id}", spark=spark)
-    with batch.local_dir("trail") as trail_dir, tempfile.TemporaryDirectory(prefix="redotrail-docs-") as tmp:
-        frame = read_trail(session, trail_dir).cache()
+    # GE builds the Data Docs in a temporary folder of this process; they are copied to the batch
+    with tempfile.TemporaryDirectory(prefix="redotrail-docs-") as tmp:
+        frame = read_trail(session, batch.spark_uri("trail")).cache()
         try:
             records = frame.count()
             docs_dir = Path(tmp) / "docs"

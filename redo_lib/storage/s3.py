@@ -94,3 +94,22 @@ def upload_file(path: str | os.PathLike[str], url: str, client: Any = None) -> s
     except Exception as exc:
         raise StorageError(f"upload of {path} failed: {exc}", position=Position(file=url)) from exc
     return str(head.get("ETag", "")).strip('"')
+
+
+def read_object(url: str, client: Any = None) -> bytes:
+    """The whole of a small object (a manifest, a dictionary) with one GET."""
+    bucket, key = split_s3_url(url)
+    try:
+        data: bytes = (client or s3_client()).get_object(Bucket=bucket, Key=key)["Body"].read()
+    except Exception as exc:
+        raise StorageError(f"GET failed: {exc}", position=Position(file=url)) from exc
+    return data
+
+
+def write_object(url: str, data: bytes, client: Any = None) -> None:
+    """Write a small object whole with one PUT."""
+    bucket, key = split_s3_url(url)
+    try:
+        (client or s3_client()).put_object(Bucket=bucket, Key=key, Body=data)
+    except Exception as exc:
+        raise StorageError(f"PUT failed: {exc}", position=Position(file=url)) from exc

@@ -34,7 +34,12 @@ CONTRACT_RULES = {1, 2, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17}
 
 
 @pytest.fixture(scope="module")
-def session(spark: Any) -> Any:
+def session(s3_endpoint: str, spark: Any) -> Any:
+    """The module's session, started after the S3 endpoint: Spark reads s3a:// batches with the
+    ``AWS_*`` environment its Python workers start with (and the JVM's s3a settings)."""
+    from tests.fixtures.spark import use_s3  # not at the top: a pytest plugin module
+
+    use_s3(spark)
     for key, value in SMALL_DATA.items():
         spark.conf.set(key, value)
     return spark
