@@ -1,7 +1,8 @@
 """The log catalog: every archived log seen in the archive, and every batch planned over them.
 
-Two kinds of rows, kept in SQLite through the stdlib ``sqlite3`` (one file, no server; see
-docs/operations.md for why not Postgres):
+Rows kept through SQLAlchemy Core (tables defined once below): a SQLite file by default (no
+server), PostgreSQL in the cluster profile, where several Airflow workers share it; the same
+statements run on both (docs/operations.md, "The log catalog"). Three kinds of rows:
 
 * ``LogEntry`` — one archived log object: where it is (``location``, ``etag``, ``size``), when it
   was first and last listed (and its size at the listing before, for "still being written"
@@ -18,7 +19,7 @@ docs/operations.md for why not Postgres):
 
 Plus the archive I/O the discovery needs: a paginated listing of an ``s3://`` prefix, one ranged
 GET of an object's first bytes, and writing/reading small text objects (manifests, markers) on S3
-or local disk. Every sqlite3/botocore/OS error becomes a ``StorageError``.
+or local disk. Every SQLAlchemy/DBAPI/botocore/OS error becomes a ``StorageError``.
 
 The rules (what is ready, what to plan next) live in ``redo_lib.discovery``; this module only
 stores rows. Side package: imports layer 0 only.
@@ -32,12 +33,14 @@ import datetime as dt
 import enum
 import json
 import os
-import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, final
 from urllib.parse import urlparse
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 
 from redo_lib.errors import Position, StorageError
 
@@ -152,31 +155,86 @@ _LOG_COLUMNS = tuple(f.name for f in dataclasses.fields(LogEntry))
 _BATCH_COLUMNS = tuple(f.name for f in dataclasses.fields(BatchEntry))
 _SOURCE_COLUMNS = tuple(f.name for f in dataclasses.fields(SourceEntry))
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS logs (
-  location TEXT PRIMARY KEY, size INTEGER NOT NULL, etag TEXT NOT NULL, prev_size INTEGER,
-  first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
-  thread INTEGER, sequence INTEGER, resetlogs_id INTEGER, resetlogs_scn INTEGER,
-  prev_resetlogs_id INTEGER, dbid INTEGER, db_name TEXT, first_scn INTEGER, next_scn INTEGER,
-  first_time TEXT, next_time TEXT, block_size INTEGER, nab INTEGER, misc_flags INTEGER,
-  status TEXT NOT NULL, ready INTEGER NOT NULL, reason TEXT, note TEXT, batch_id TEXT
-);
-CREATE INDEX IF NOT EXISTS logs_identity ON logs (resetlogs_id, thread, sequence);
-CREATE TABLE IF NOT EXISTS batches (
-  batch_id TEXT PRIMARY KEY, resetlogs_id INTEGER NOT NULL, ranges TEXT NOT NULL,
-  batch_dir TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, previous_batch TEXT,
-  carried_in TEXT, first_scn INTEGER, watermark_scn INTEGER, message TEXT,
-  created TEXT NOT NULL, updated TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS batch_logs (
-  batch_id TEXT NOT NULL, location TEXT NOT NULL, thread INTEGER NOT NULL, sequence INTEGER NOT NULL,
-  PRIMARY KEY (batch_id, location)
-);
-CREATE TABLE IF NOT EXISTS source (
-  dbid INTEGER PRIMARY KEY, db_name TEXT, learned_from TEXT NOT NULL, root_resetlogs_id INTEGER,
-  root_resetlogs_scn INTEGER, learned TEXT NOT NULL
-);
-"""
+# Text compares byte by byte on both backends (SQLite's BINARY; PostgreSQL's "C" collation rather
+# than the database's locale), so rows come back in the same order whichever holds the catalog.
+_TEXT = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")
+_INT = sa.BigInteger  # SCNs, DBIDs and resetlogs ids do not fit PostgreSQL's 32-bit INTEGER
+
+METADATA = sa.MetaData()
+
+LOGS = sa.Table(
+    "logs", METADATA,
+    sa.Column("location", _TEXT, primary_key=True),
+    sa.Column("size", _INT, nullable=False),
+    sa.Column("etag", _TEXT, nullable=False),
+    sa.Column("prev_size", _INT),
+    sa.Column("first_seen", _TEXT, nullable=False),
+    sa.Column("last_seen", _TEXT, nullable=False),
+    *(sa.Column(name, _INT) for name in (
+        "thread", "sequence", "resetlogs_id", "resetlogs_scn", "prev_resetlogs_id", "dbid",
+    )),
+    sa.Column("db_name", _TEXT),  # added after the first catalogs: see _add_missing_columns
+    sa.Column("first_scn", _INT),
+    sa.Column("next_scn", _INT),
+    sa.Column("first_time", _TEXT),
+    sa.Column("next_time", _TEXT),
+    sa.Column("block_size", _INT),
+    sa.Column("nab", _INT),
+    sa.Column("misc_flags", _INT),
+    sa.Column("status", _TEXT, nullable=False),
+    sa.Column("ready", sa.Integer, nullable=False),  # 0 or 1
+    sa.Column("reason", _TEXT),
+    sa.Column("note", _TEXT),
+    sa.Column("batch_id", _TEXT),
+    sa.Index("logs_identity", "resetlogs_id", "thread", "sequence"),
+)  # fmt: skip
+
+BATCHES = sa.Table(
+    "batches", METADATA,
+    sa.Column("batch_id", _TEXT, primary_key=True),
+    sa.Column("resetlogs_id", _INT, nullable=False),
+    sa.Column("ranges", _TEXT, nullable=False),  # JSON: {"thread": [first, last], ...}
+    sa.Column("batch_dir", _TEXT, nullable=False),
+    sa.Column("kind", _TEXT, nullable=False),
+    sa.Column("status", _TEXT, nullable=False),
+    sa.Column("previous_batch", _TEXT),
+    sa.Column("carried_in", _TEXT),
+    sa.Column("first_scn", _INT),
+    sa.Column("watermark_scn", _INT),
+    sa.Column("message", _TEXT),
+    sa.Column("created", _TEXT, nullable=False),
+    sa.Column("updated", _TEXT, nullable=False),
+    # 1, 2, 3, ... in the order rows were first inserted (max + 1, under the writer lock): batches
+    # are listed by (created, insert_order), the chain the planner follows; writing a row again
+    # keeps its number (added after the first catalogs: see _add_missing_columns)
+    sa.Column("insert_order", _INT, nullable=False),
+)  # fmt: skip
+
+BATCH_LOGS = sa.Table(
+    "batch_logs", METADATA,
+    sa.Column("batch_id", _TEXT, primary_key=True),
+    sa.Column("location", _TEXT, primary_key=True),
+    sa.Column("thread", _INT, nullable=False),
+    sa.Column("sequence", _INT, nullable=False),
+)  # fmt: skip
+
+SOURCE = sa.Table(
+    "source", METADATA,
+    sa.Column("dbid", _INT, primary_key=True, autoincrement=False),
+    sa.Column("db_name", _TEXT),
+    sa.Column("learned_from", _TEXT, nullable=False),
+    sa.Column("root_resetlogs_id", _INT),
+    sa.Column("root_resetlogs_scn", _INT),
+    sa.Column("learned", _TEXT, nullable=False),
+)  # fmt: skip
+
+# The key of the PostgreSQL advisory lock every catalog transaction takes (the bytes "redotrai" as a
+# bigint): what BEGIN IMMEDIATE is on SQLite. Advisory locks are per database, so catalogs in
+# different databases of one server never wait for each other.
+ADVISORY_LOCK_KEY = int.from_bytes(b"redotrai", "big")
+
+_SQLITE_TIMEOUT_S = 30  # how long a SQLite connection waits for another writer's lock
+_PG_CONNECT_TIMEOUT_S = 10  # unless the URL says otherwise (?connect_timeout=...)
 
 
 def utc_now() -> str:
@@ -185,28 +243,45 @@ def utc_now() -> str:
 
 
 class LogCatalog:
-    """The catalog database (a SQLite file, or ``":memory:"``). Each writing method is atomic; wrap
-    several in :meth:`transaction` to make them one."""
+    """The catalog database: a SQLite file path, ``sqlite:///path``, ``":memory:"``, or a
+    ``postgresql+psycopg://user:password@host:port/database`` URL (``postgresql://`` means the same).
+    Each writing method is atomic; wrap several in :meth:`transaction` to make them one.
+
+    ``path`` names the catalog in errors: the SQLite file, or the URL without its password."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        text = os.fspath(path).removeprefix("sqlite:///")
-        self.path = text
-        db = None
+        url, self.path = _catalog_url(path)
+        self._immediate = False  # the next SQLite BEGIN is BEGIN IMMEDIATE (see transaction())
         try:
-            if text != ":memory:":
-                Path(text).parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(text, timeout=30, isolation_level=None)
-            db.row_factory = sqlite3.Row
-            db.executescript(_SCHEMA)
-            _add_missing_columns(db)
-        except (sqlite3.Error, OSError) as exc:
-            if db is not None:
-                db.close()
-            raise StorageError(f"cannot open the log catalog: {exc}", position=Position(file=text)) from exc
-        self._db = db
+            if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+                Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+            self._engine = _engine(url, self)
+        except (OSError, sa.exc.SQLAlchemyError, ImportError) as exc:
+            raise StorageError(
+                f"cannot open the log catalog: {exc}", position=Position(file=self.path)
+            ) from exc
+        self._pg = self._engine.dialect.name == "postgresql"
+        self._insert = postgresql.insert if self._pg else sqlite.insert
+        try:
+            self._conn = self._engine.connect()
+        except sa.exc.SQLAlchemyError as exc:
+            self._engine.dispose()
+            raise StorageError(self._unreachable(url, exc), position=Position(file=self.path)) from exc
+        try:
+            with self.transaction():  # one process at a time creates or upgrades the tables
+                METADATA.create_all(self._conn)
+                _add_missing_columns(self._conn)
+        except (StorageError, sa.exc.SQLAlchemyError) as exc:
+            self.close()
+            cause = exc.__cause__ if isinstance(exc, StorageError) else exc
+            raise StorageError(
+                f"cannot open the log catalog: {_reason(cause)}", position=Position(file=self.path)
+            ) from cause
 
     def close(self) -> None:
-        self._db.close()
+        with contextlib.suppress(sa.exc.SQLAlchemyError):
+            self._conn.close()
+        self._engine.dispose()
 
     def __enter__(self) -> LogCatalog:
         return self
@@ -216,59 +291,101 @@ class LogCatalog:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``: one writer at a time (two planners never interleave).
-        Re-entrant: inside an open transaction it only joins it."""
-        if self._db.in_transaction:
+        """One writer at a time, so two planners never interleave: SQLite ``BEGIN IMMEDIATE`` …
+        ``COMMIT``; PostgreSQL ``BEGIN``, ``pg_advisory_xact_lock(ADVISORY_LOCK_KEY)`` … ``COMMIT``
+        (the lock is released with the transaction). Re-entrant: inside an open transaction it only
+        joins it."""
+        if self._conn.in_transaction():
             yield
             return
-        self._run("BEGIN IMMEDIATE")
+        self._immediate = True
         try:
+            tx = self._guarded("BEGIN", self._conn.begin)
+        finally:
+            self._immediate = False
+        try:
+            if self._pg:
+                self._run(sa.select(sa.func.pg_advisory_xact_lock(ADVISORY_LOCK_KEY)))
             yield
         except BaseException:
-            self._db.rollback()
+            # the first error is the one to report; a connection that cannot roll back is closed
+            with contextlib.suppress(sa.exc.SQLAlchemyError):
+                tx.rollback()
             raise
-        self._run("COMMIT")
+        self._guarded("COMMIT", tx.commit)
 
-    def _run(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    def _guarded(self, what: str, call: Any) -> Any:
+        """``call()``, with any SQLAlchemy/DBAPI error turned into a ``StorageError``."""
         try:
-            return self._db.execute(sql, tuple(args)).fetchall()
-        except sqlite3.Error as exc:
+            return call()
+        except sa.exc.SQLAlchemyError as exc:
             raise StorageError(
-                f"log catalog: {exc} in {sql.split()[0]}", position=Position(file=self.path)
+                f"log catalog: {_reason(exc)} in {what}", position=Position(file=self.path)
             ) from exc
+
+    def _run(self, statement: sa.Executable, args: Sequence[Mapping[str, Any]] | None = None) -> list[Any]:
+        """Execute one statement (in its own transaction unless one is open); its rows, if any."""
+        what = type(statement).__name__.upper()
+
+        def execute() -> list[Any]:
+            result = self._conn.execute(statement, args) if args else self._conn.execute(statement)
+            return list(result.mappings()) if result.returns_rows else []
+
+        if self._conn.in_transaction():
+            return self._guarded(what, execute)
+
+        def single() -> list[Any]:
+            with self._conn.begin():
+                return execute()
+
+        return self._guarded(what, single)
+
+    def _unreachable(self, url: sa.URL, exc: sa.exc.SQLAlchemyError) -> str:
+        reason = _reason(exc)
+        if not self._pg:
+            return f"cannot open the log catalog: {reason}"
+        return (
+            f"cannot connect to the log catalog's PostgreSQL server at {url.host or 'localhost'}:"
+            f"{url.port or 5432} (database {url.database!r}, user {url.username!r}): {reason}. "
+            "Check that the server is running and listens on that host and port (listen_addresses, "
+            "port, firewall), that the user and database exist and pg_hba.conf lets this machine in, "
+            "and the URL in REDOTRAIL_CATALOG_DB."
+        )
 
     # ---- logs -----------------------------------------------------------------------------------
 
     def put_log(self, entry: LogEntry) -> None:
         """Insert or replace the row of ``entry.location``."""
-        values = [_to_sql(getattr(entry, c)) for c in _LOG_COLUMNS]
-        marks = ", ".join("?" * len(values))
-        self._run(f"INSERT OR REPLACE INTO logs ({', '.join(_LOG_COLUMNS)}) VALUES ({marks})", values)
+        insert = self._insert(LOGS).values({c: _to_sql(getattr(entry, c)) for c in _LOG_COLUMNS})
+        self._run(
+            insert.on_conflict_do_update(
+                index_elements=[LOGS.c.location],
+                set_={c: insert.excluded[c] for c in _LOG_COLUMNS if c != "location"},
+            )
+        )
 
     def get_log(self, location: str) -> LogEntry | None:
-        rows = self._run("SELECT * FROM logs WHERE location = ?", [location])
+        rows = self._run(sa.select(LOGS).where(LOGS.c.location == location))
         return _log(rows[0]) if rows else None
 
     def logs(self, *, status: LogStatus | None = None, resetlogs_id: int | None = None) -> list[LogEntry]:
         """Logs ordered by (resetlogs id, thread, sequence, location); unparsed ones first."""
-        where, args = _filters(status=status, resetlogs_id=resetlogs_id)
-        rows = self._run(f"SELECT * FROM logs{where} ORDER BY resetlogs_id, thread, sequence, location", args)
-        return [_log(r) for r in rows]
+        order = [LOGS.c[c].asc().nulls_first() for c in ("resetlogs_id", "thread", "sequence")]
+        query = sa.select(LOGS).where(*_filters(LOGS, status=status, resetlogs_id=resetlogs_id))
+        return [_log(r) for r in self._run(query.order_by(*order, LOGS.c.location))]
 
     # ---- the source database ------------------------------------------------------------------
 
     def source(self) -> SourceEntry | None:
         """The source database learned so far, or None."""
-        rows = self._run("SELECT * FROM source")
-        return SourceEntry(**dict(rows[0])) if rows else None
+        rows = self._run(sa.select(SOURCE))
+        return SourceEntry(**rows[0]) if rows else None
 
     def put_source(self, source: SourceEntry) -> None:
         """Store the source database (the one row of the ``source`` table)."""
-        values = [getattr(source, c) for c in _SOURCE_COLUMNS]
-        marks = ", ".join("?" * len(values))
         with self.transaction():
-            self._run("DELETE FROM source")
-            self._run(f"INSERT INTO source ({', '.join(_SOURCE_COLUMNS)}) VALUES ({marks})", values)
+            self._run(sa.delete(SOURCE))
+            self._run(sa.insert(SOURCE).values({c: getattr(source, c) for c in _SOURCE_COLUMNS}))
 
     # ---- batches --------------------------------------------------------------------------------
 
@@ -276,34 +393,39 @@ class LogCatalog:
         """Insert or replace a batch and its log list. Logs of a scheduled batch become ``batched``."""
         now = utc_now()
         batch = dataclasses.replace(batch, created=batch.created or now, updated=now)
-        values = [_to_sql(getattr(batch, c)) for c in _BATCH_COLUMNS]
-        marks = ", ".join("?" * len(values))
-        # an upsert, not INSERT OR REPLACE: a replaced row would get a new rowid, and batches are
-        # listed in (created, rowid) order, the chain the planner follows (a re-planned batch would
-        # move behind the ones planned after it in the same second)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in _BATCH_COLUMNS if c != "batch_id")
+        values: dict[str, Any] = {c: _to_sql(getattr(batch, c)) for c in _BATCH_COLUMNS}
+        next_order = sa.select(sa.func.coalesce(sa.func.max(BATCHES.c.insert_order), 0) + 1)
+        insert = self._insert(BATCHES).values({**values, "insert_order": next_order.scalar_subquery()})
+        # an upsert that leaves insert_order alone: a re-planned batch stays where it was in the
+        # chain, even behind batches planned after it in the same second
+        upsert = insert.on_conflict_do_update(
+            index_elements=[BATCHES.c.batch_id],
+            set_={c: insert.excluded[c] for c in _BATCH_COLUMNS if c != "batch_id"},
+        )
         with self.transaction():
-            self._run(
-                f"INSERT INTO batches ({', '.join(_BATCH_COLUMNS)}) VALUES ({marks}) "
-                f"ON CONFLICT (batch_id) DO UPDATE SET {updates}",
-                values,
-            )
+            self._run(upsert)
             if logs:
-                self._run("DELETE FROM batch_logs WHERE batch_id = ?", [batch.batch_id])
-            for log in logs:
+                self._run(sa.delete(BATCH_LOGS).where(BATCH_LOGS.c.batch_id == batch.batch_id))
+                rows = [
+                    {
+                        "batch_id": batch.batch_id,
+                        "location": e.location,
+                        "thread": e.thread,
+                        "sequence": e.sequence,
+                    }
+                    for e in logs
+                ]
+                self._run(sa.insert(BATCH_LOGS), rows)
+            if logs and batch.kind is BatchKind.SCHEDULED:
                 self._run(
-                    "INSERT INTO batch_logs (batch_id, location, thread, sequence) VALUES (?, ?, ?, ?)",
-                    [batch.batch_id, log.location, log.thread, log.sequence],
+                    sa.update(LOGS)
+                    .where(LOGS.c.location.in_([e.location for e in logs]))
+                    .values(status=LogStatus.BATCHED.value, batch_id=batch.batch_id, ready=1)
                 )
-                if batch.kind is BatchKind.SCHEDULED:
-                    self._run(
-                        "UPDATE logs SET status = ?, batch_id = ?, ready = 1 WHERE location = ?",
-                        [LogStatus.BATCHED.value, batch.batch_id, log.location],
-                    )
         return batch
 
     def get_batch(self, batch_id: str) -> BatchEntry | None:
-        rows = self._run("SELECT * FROM batches WHERE batch_id = ?", [batch_id])
+        rows = self._run(_select_batches().where(BATCHES.c.batch_id == batch_id))
         return _batch(rows[0]) if rows else None
 
     def batches(
@@ -314,18 +436,20 @@ class LogCatalog:
         resetlogs_id: int | None = None,
     ) -> list[BatchEntry]:
         """Batches in creation order."""
-        where, args = _filters(status=status, kind=kind, resetlogs_id=resetlogs_id)
-        rows = self._run(f"SELECT * FROM batches{where} ORDER BY created, rowid", args)
-        return [_batch(r) for r in rows]
+        query = _select_batches().where(
+            *_filters(BATCHES, status=status, kind=kind, resetlogs_id=resetlogs_id)
+        )
+        return [_batch(r) for r in self._run(query.order_by(BATCHES.c.created, BATCHES.c.insert_order))]
 
     def batch_logs(self, batch_id: str) -> list[LogEntry]:
         """The logs of a batch, ordered by (thread, sequence)."""
-        rows = self._run(
-            "SELECT logs.* FROM batch_logs JOIN logs USING (location) WHERE batch_logs.batch_id = ? "
-            "ORDER BY batch_logs.thread, batch_logs.sequence",
-            [batch_id],
+        query = (
+            sa.select(LOGS)
+            .join(BATCH_LOGS, BATCH_LOGS.c.location == LOGS.c.location)
+            .where(BATCH_LOGS.c.batch_id == batch_id)
+            .order_by(BATCH_LOGS.c.thread, BATCH_LOGS.c.sequence)
         )
-        return [_log(r) for r in rows]
+        return [_log(r) for r in self._run(query)]
 
     def set_batch_status(self, batch_id: str, status: BatchStatus, message: str | None = None) -> BatchEntry:
         """Move a batch to ``status``; publishing a scheduled batch marks its logs ``published``."""
@@ -336,33 +460,107 @@ class LogCatalog:
                     f"no batch {batch_id!r} in the log catalog", position=Position(file=self.path)
                 )
             self._run(
-                "UPDATE batches SET status = ?, message = ?, updated = ? WHERE batch_id = ?",
-                [status.value, message, utc_now(), batch_id],
+                sa.update(BATCHES)
+                .where(BATCHES.c.batch_id == batch_id)
+                .values(status=status.value, message=message, updated=utc_now())
             )
             if status is BatchStatus.PUBLISHED and batch.kind is BatchKind.SCHEDULED:
+                of_batch = sa.select(BATCH_LOGS.c.location).where(BATCH_LOGS.c.batch_id == batch_id)
                 self._run(
-                    "UPDATE logs SET status = ? WHERE location IN "
-                    "(SELECT location FROM batch_logs WHERE batch_id = ?)",
-                    [LogStatus.PUBLISHED.value, batch_id],
+                    sa.update(LOGS)
+                    .where(LOGS.c.location.in_(of_batch))
+                    .values(status=LogStatus.PUBLISHED.value)
                 )
         updated = self.get_batch(batch_id)
         assert updated is not None
         return updated
 
 
-def _add_missing_columns(db: sqlite3.Connection) -> None:
-    """Columns added after a catalog file was created (``logs.db_name``) are added to it."""
+def _catalog_url(path: str | os.PathLike[str]) -> tuple[sa.URL, str]:
+    """The SQLAlchemy URL of a catalog path or URL, and how errors name it (no password)."""
+    text = os.fspath(path)
+    if "://" not in text:  # a plain file path (or ":memory:")
+        return sa.URL.create("sqlite", database=text), text
     try:
-        db.execute("SELECT db_name FROM logs LIMIT 0")
-    except sqlite3.OperationalError:
-        db.execute("ALTER TABLE logs ADD COLUMN db_name TEXT")
+        url = sa.make_url(text)
+    except sa.exc.ArgumentError as exc:
+        raise StorageError(f"not a catalog path or URL: {exc}", position=Position(file=text)) from exc
+    if url.drivername == "postgresql":
+        url = url.set(drivername="postgresql+psycopg")  # psycopg 3 is the driver installed
+    if url.get_backend_name() == "sqlite":
+        return url, url.database or ":memory:"
+    shown = sa.URL.create(  # URL.set(password=None) would keep the password
+        url.drivername,
+        username=url.username,
+        host=url.host,
+        port=url.port,
+        database=url.database,
+        query=url.query,
+    )
+    return url, shown.render_as_string(hide_password=False)
 
 
-def _filters(**conditions: Any) -> tuple[str, list[Any]]:
-    pairs = [(k, _to_sql(v)) for k, v in conditions.items() if v is not None]
-    if not pairs:
-        return "", []
-    return " WHERE " + " AND ".join(f"{k} = ?" for k, _ in pairs), [v for _, v in pairs]
+def _engine(url: sa.URL, catalog: LogCatalog) -> sa.Engine:
+    """An engine for one connection held while the catalog is open (no pool)."""
+    backend = url.get_backend_name()
+    if backend == "sqlite":
+        engine = sa.create_engine(url, poolclass=sa.NullPool, connect_args={"timeout": _SQLITE_TIMEOUT_S})
+
+        # SQLAlchemy issues BEGIN itself (sqlite3 would not before a SELECT or DDL), so that
+        # transaction() can make it BEGIN IMMEDIATE: the write lock from the start (SQLite docs,
+        # "Transactions with SQLite and the sqlite3 driver")
+        @sa.event.listens_for(engine, "connect")
+        def _no_driver_begin(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None
+
+        @sa.event.listens_for(engine, "begin")
+        def _begin(conn: sa.Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if catalog._immediate else "BEGIN")
+
+        return engine
+    if backend == "postgresql":
+        args = {} if "connect_timeout" in url.query else {"connect_timeout": _PG_CONNECT_TIMEOUT_S}
+        # READ COMMITTED whatever the server's default: each statement after the advisory lock sees
+        # what the previous lock holder committed
+        return sa.create_engine(
+            url, poolclass=sa.NullPool, isolation_level="READ COMMITTED", connect_args=args
+        )
+    raise sa.exc.ArgumentError(f"the log catalog is SQLite or PostgreSQL, not {backend!r}")
+
+
+def _add_missing_columns(conn: sa.Connection) -> None:
+    """Columns added after a catalog was created are added to it: ``logs.db_name``, and
+    ``batches.insert_order`` numbered in the order the rows were inserted (SQLite's rowid)."""
+    columns = {
+        table: {c["name"] for c in sa.inspect(conn).get_columns(table)} for table in ("logs", "batches")
+    }
+    if "db_name" not in columns["logs"]:
+        conn.execute(sa.text("ALTER TABLE logs ADD COLUMN db_name TEXT"))
+    if "insert_order" not in columns["batches"]:
+        conn.execute(sa.text("ALTER TABLE batches ADD COLUMN insert_order BIGINT"))
+        order = "rowid" if conn.dialect.name == "sqlite" else "created, batch_id"
+        ids = conn.execute(sa.text(f"SELECT batch_id FROM batches ORDER BY {order}")).scalars().all()
+        if ids:
+            number = sa.update(BATCHES).where(BATCHES.c.batch_id == sa.bindparam("id"))
+            conn.execute(
+                number.values(insert_order=sa.bindparam("n")),
+                [{"id": b, "n": n} for n, b in enumerate(ids, 1)],
+            )
+
+
+def _reason(exc: BaseException | None) -> str:
+    """An error's text on one line: the driver's message for a DBAPI error (not SQLAlchemy's
+    rendering, which adds the statement and a link)."""
+    cause = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+    return " ".join(str(cause).split())
+
+
+def _select_batches() -> sa.Select[Any]:
+    return sa.select(*(BATCHES.c[c] for c in _BATCH_COLUMNS))
+
+
+def _filters(table: sa.Table, **conditions: Any) -> list[sa.ColumnElement[bool]]:
+    return [table.c[k] == _to_sql(v) for k, v in conditions.items() if v is not None]
 
 
 def _to_sql(value: Any) -> Any:
@@ -375,14 +573,14 @@ def _to_sql(value: Any) -> Any:
     return value
 
 
-def _log(row: sqlite3.Row) -> LogEntry:
+def _log(row: Mapping[str, Any]) -> LogEntry:
     values = dict(row)
     values["status"] = LogStatus(values["status"])
     values["ready"] = bool(values["ready"])
     return LogEntry(**values)
 
 
-def _batch(row: sqlite3.Row) -> BatchEntry:
+def _batch(row: Mapping[str, Any]) -> BatchEntry:
     values = dict(row)
     values["ranges"] = {int(t): (int(a), int(b)) for t, (a, b) in json.loads(values["ranges"]).items()}
     values["kind"] = BatchKind(values["kind"])

@@ -1,13 +1,18 @@
-"""The log catalog's rows in SQLite, and the local side of its batch-folder I/O (S3: tests/integration)."""
+"""The log catalog's rows in SQLite and in PostgreSQL (a real throwaway server, tests/fixtures/postgres.py),
+and the local side of its batch-folder I/O (S3: tests/integration)."""
 
 from __future__ import annotations
 
+import socket
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from redo_lib.errors import StorageError
 from redo_lib.storage.catalog import (
@@ -24,6 +29,8 @@ from redo_lib.storage.catalog import (
     split_prefix,
     write_text,
 )
+
+pytest_plugins = ["tests.fixtures.postgres"]
 
 
 def _log(seq: int, *, thread: int = 1, rid: int = 7, **kw: object) -> LogEntry:
@@ -50,9 +57,17 @@ def _batch(batch_id: str, ranges: dict[int, tuple[int, int]], **kw: object) -> B
     )  # type: ignore[arg-type]
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a catalog lives: a SQLite file (the default), or a fresh database on a PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "catalog" / "logs.sqlite")
+    return str(request.getfixturevalue("postgres_database"))
+
+
 @pytest.fixture
-def catalog(tmp_path: Path) -> Iterator[LogCatalog]:
-    with LogCatalog(tmp_path / "catalog" / "logs.sqlite") as opened:
+def catalog(location: str) -> Iterator[LogCatalog]:
+    with LogCatalog(location) as opened:
         yield opened
 
 
@@ -77,29 +92,41 @@ def test_logs_are_listed_in_thread_and_sequence_order_and_filtered(catalog: LogC
     assert [e.sequence for e in catalog.logs(resetlogs_id=8)] == [9]
 
 
-def test_a_reopened_catalog_keeps_its_rows(tmp_path: Path) -> None:
-    path = tmp_path / "logs.sqlite"
-    with LogCatalog(path) as first:
+def test_logs_without_a_header_come_first_and_locations_sort_byte_by_byte(catalog: LogCatalog) -> None:
+    """The same order on both backends: NULLs first (PostgreSQL puts them last unless told), and
+    locations compared as bytes ("B" < "a"), not by the PostgreSQL database's locale."""
+    unparsed = [
+        LogEntry(location=f"s3://arch/{name}.arc", size=1, first_seen="t", last_seen="t")
+        for name in ("a", "B")
+    ]
+    for entry in (_log(1), *unparsed):
+        catalog.put_log(entry)
+    assert [e.location for e in catalog.logs()] == ["s3://arch/B.arc", "s3://arch/a.arc", _log(1).location]
+
+
+def test_a_reopened_catalog_keeps_its_rows(location: str) -> None:
+    with LogCatalog(location) as first:
         first.put_log(_log(1))
         first.put_batch(_batch("b-1", {1: (1, 1)}), [_log(1)])
-    with LogCatalog(f"sqlite:///{path}") as again:
+    again_at = location if "://" in location else f"sqlite:///{location}"
+    with LogCatalog(again_at) as again:
         assert again.get_log(_log(1).location) is not None
         assert again.get_batch("b-1") is not None
+        assert [e.batch_id for e in again.batch_logs("b-1")] == ["b-1"]
 
 
-def test_the_source_database_is_one_row_that_survives_a_reopen(tmp_path: Path) -> None:
-    path = tmp_path / "logs.sqlite"
+def test_the_source_database_is_one_row_that_survives_a_reopen(location: str) -> None:
     configured = SourceEntry(dbid=1497016494, learned_from="REDOTRAIL_DBID", learned="t0")
     learned = SourceEntry(
         dbid=1497016494, db_name="FREE", learned_from="REDOTRAIL_DBID", root_resetlogs_id=1224959854,
         root_resetlogs_scn=2061806, learned="t0",
     )  # fmt: skip
-    with LogCatalog(path) as first:
+    with LogCatalog(location) as first:
         assert first.source() is None
         first.put_source(configured)
         assert first.source() == configured and configured.describe() == "DBID 1497016494"
         first.put_source(learned)
-    with LogCatalog(path) as again:
+    with LogCatalog(location) as again:
         assert again.source() == learned and learned.describe() == "DBID 1497016494 (FREE)"
 
 
@@ -123,6 +150,32 @@ def test_a_catalog_file_from_before_db_name_gains_the_column(tmp_path: Path) -> 
         assert catalog.get_log("s3://arch/old.arc").db_name is None  # type: ignore[union-attr]
         catalog.put_log(_log(1, dbid=7, db_name="ORCL"))
         assert catalog.get_log(_log(1).location).db_name == "ORCL"  # type: ignore[union-attr]
+
+
+def test_a_catalog_file_from_before_insert_order_keeps_its_batch_chain(tmp_path: Path) -> None:
+    """Batches used to be listed by (created, rowid); the column that replaces the rowid is added
+    and numbered in rowid order, so the chain stays as it was and new batches go after it."""
+    path = tmp_path / "old.sqlite"
+    with LogCatalog(path):
+        pass  # today's tables; then batches goes back to its old shape
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE batches")
+        db.execute(
+            "CREATE TABLE batches (batch_id TEXT PRIMARY KEY, resetlogs_id INTEGER NOT NULL, ranges TEXT NOT NULL, "
+            "batch_dir TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, previous_batch TEXT, "
+            "carried_in TEXT, first_scn INTEGER, watermark_scn INTEGER, message TEXT, "
+            "created TEXT NOT NULL, updated TEXT NOT NULL)"
+        )
+        for batch_id in ("b-9", "b-1"):  # the same second: only the rowid tells their order
+            db.execute(
+                "INSERT INTO batches VALUES (?, 7, '{}', '/w', 'scheduled', 'planned', NULL, NULL, NULL, NULL, "
+                "NULL, '2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00+00:00')",
+                (batch_id,),
+            )
+    db.close()
+    with LogCatalog(path) as catalog:
+        catalog.put_batch(_batch("b-0", {1: (1, 1)}, created="2026-01-01T00:00:00+00:00"))
+        assert [b.batch_id for b in catalog.batches()] == ["b-9", "b-1", "b-0"]
 
 
 def test_a_scheduled_batch_takes_its_logs_and_publishing_marks_them(catalog: LogCatalog) -> None:
@@ -190,6 +243,24 @@ def test_a_failed_transaction_leaves_nothing_behind(catalog: LogCatalog) -> None
     assert catalog.logs() == []
 
 
+def test_a_transaction_excludes_another_connections_transaction(location: str) -> None:
+    """What keeps two planners apart: SQLite's BEGIN IMMEDIATE, PostgreSQL's advisory lock."""
+    entered = threading.Event()
+
+    def second() -> None:
+        with LogCatalog(location) as other, other.transaction():
+            entered.set()
+
+    with LogCatalog(location) as first:
+        with first.transaction():
+            thread = threading.Thread(target=second)
+            thread.start()
+            time.sleep(0.5)
+            assert not entered.is_set()  # waits for the first transaction
+        thread.join(timeout=30)
+    assert entered.is_set()
+
+
 def test_an_unopenable_catalog_is_a_storage_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(StorageError, match="cannot open the log catalog"):
@@ -199,9 +270,50 @@ def test_an_unopenable_catalog_is_a_storage_error(tmp_path: Path) -> None:
 def test_a_corrupt_catalog_file_is_a_storage_error(tmp_path: Path) -> None:
     path = tmp_path / "logs.sqlite"
     path.write_bytes(b"not a database" * 100)
-    with pytest.raises(StorageError) as info:
+    with pytest.raises(StorageError, match="cannot open the log catalog: file is not a database") as info:
         LogCatalog(path)
-    assert isinstance(info.value.__cause__, sqlite3.DatabaseError)
+    assert info.value.position.file == str(path)
+    assert isinstance(info.value.__cause__, sa.exc.DatabaseError)
+    assert isinstance(info.value.__cause__.orig, sqlite3.DatabaseError)
+
+
+def test_an_unreachable_postgres_server_says_where_and_what_to_check() -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(StorageError) as info:
+        LogCatalog(f"postgresql+psycopg://pipeline:s3cret@127.0.0.1:{port}/catalog")
+    message = str(info.value)
+    assert f"PostgreSQL server at 127.0.0.1:{port} (database 'catalog', user 'pipeline')" in message
+    assert "Connection refused" in message and "REDOTRAIL_CATALOG_DB" in message
+    assert "Check that the server is running" in message
+    assert info.value.position.file == f"postgresql+psycopg://pipeline@127.0.0.1:{port}/catalog"
+    assert "s3cret" not in message
+
+
+def test_a_sql_error_names_the_catalog_without_its_password(postgres_database: str) -> None:
+    url = postgres_database.replace("redotrail@", "redotrail:pw@")  # trust auth: any password does
+    with LogCatalog(url) as catalog:
+        engine = sa.create_engine(postgres_database)
+        with engine.begin() as conn:
+            conn.execute(sa.text("DROP TABLE batch_logs"))
+        engine.dispose()
+        with pytest.raises(StorageError, match=r"log catalog: .*batch_logs.* in SELECT") as info:
+            catalog.batch_logs("b-1")
+        assert info.value.position.file == postgres_database and "pw" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("mysql://u@h/db", "the log catalog is SQLite or PostgreSQL, not 'mysql'"),
+        ("postgresql+nosuchdriver://u@h/db", "nosuchdriver"),
+    ],
+    ids=["other-database", "unknown-driver"],
+)
+def test_a_catalog_url_of_an_unsupported_kind_is_a_storage_error(url: str, message: str) -> None:
+    with pytest.raises(StorageError, match=f"cannot open the log catalog: .*{message}"):
+        LogCatalog(url)
 
 
 @pytest.mark.parametrize(
