@@ -32,6 +32,7 @@ LAYERS = {
     "discovery": 9,
     "batches": 9,
     "embedded": 9,
+    "cluster": 9,
     "synth": 9,
     "cli": 9,
     "demo": 9,
