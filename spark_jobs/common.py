@@ -96,6 +96,88 @@ def s3a_settings(env: dict[str, str] | None = None) -> dict[str, str]:
     return out
 
 
+CATALOG = "redotrail"  # the Spark catalog of the Iceberg tables (pyiceberg readers use the same name)
+CATALOG_CONF = f"spark.sql.catalog.{CATALOG}"
+
+
+def spark_warehouse(uri: str) -> str:
+    """A warehouse URI as Spark writes it: ``s3://`` becomes ``s3a://`` (hadoop-aws), a plain path
+    becomes an absolute ``file://`` URI."""
+    text = uri.rstrip("/")
+    if text.startswith("s3://"):
+        return "s3a://" + text.removeprefix("s3://")
+    if "://" not in text:
+        return "file://" + str(Path(text).resolve())
+    return text
+
+
+def local_path(uri: str) -> str | None:
+    """The local path of a ``file://`` URI or plain path; None for a remote URI."""
+    if uri.startswith("file://"):
+        return uri.removeprefix("file://")
+    return None if "://" in uri else uri
+
+
+def catalog_settings(
+    warehouse: str, catalog_uri: str | None = None, properties: dict[str, str] | None = None
+) -> dict[str, str]:
+    """The session settings of the Iceberg catalog ``redotrail`` (``spark.sql.catalog.redotrail.*``).
+
+    A JDBC catalog by default: ``catalog_uri`` (``jdbc:postgresql://...``), else SQLite beside a
+    local warehouse (``jdbc:sqlite:<warehouse>/catalog.db``, the embedded default). A remote
+    warehouse needs ``catalog_uri`` or a catalog chosen by ``properties`` (``type=rest``,
+    ``type=glue``, ``catalog-impl=...``); ``properties`` are passed as they are and win."""
+    props = dict(properties or {})
+    wh = spark_warehouse(warehouse)
+    settings = {"warehouse": wh, "cache-enabled": "false"}  # other engines commit too: load fresh
+    if catalog_uri:
+        settings |= {"type": "jdbc", "uri": catalog_uri}
+    elif not {"type", "catalog-impl", "uri"} & props.keys():
+        local = local_path(wh)
+        if local is None:
+            raise ValueError(
+                f"warehouse {warehouse} is remote: give --catalog-uri jdbc:postgresql://... "
+                "or --catalog-property type=rest|glue ..."
+            )
+        settings |= {"type": "jdbc", "uri": f"jdbc:sqlite:{local}/catalog.db"}
+    if (
+        str(props.get("uri", settings.get("uri", ""))).startswith("jdbc:")
+        and not {"type", "catalog-impl"} & props.keys()
+    ):
+        settings["type"] = "jdbc"
+    settings |= props
+    if settings.get("type") == "jdbc":
+        settings.setdefault("jdbc.schema-version", "V1")  # the tables pyiceberg's SqlCatalog reads
+    out = {CATALOG_CONF: "org.apache.iceberg.spark.SparkCatalog"}
+    out |= {f"{CATALOG_CONF}.{key}": value for key, value in settings.items()}
+    return out
+
+
+def configure_catalog(
+    spark: Any, warehouse: str, catalog_uri: str | None = None, properties: dict[str, str] | None = None
+) -> str:
+    """Point the session's catalog ``redotrail`` at this warehouse before its first use (a session
+    that used it with other settings, as tests do, drops its loaded catalogs); returns the warehouse
+    as Spark addresses it. A local warehouse folder is created (SQLite needs it)."""
+    wanted = catalog_settings(warehouse, catalog_uri, properties)
+    wh = wanted[f"{CATALOG_CONF}.warehouse"]
+    local = local_path(wh)
+    if local is not None:
+        Path(local).mkdir(parents=True, exist_ok=True)
+    current = {
+        k: v for k, v in spark.conf.getAll.items() if k == CATALOG_CONF or k.startswith(CATALOG_CONF + ".")
+    }
+    if current == wanted:
+        return wh
+    for key in current.keys() - wanted.keys():
+        spark.conf.unset(key)
+    for key, value in wanted.items():
+        spark.conf.set(key, value)
+    if current:  # the catalog may be loaded with the old settings: load it again on next use
+        spark._jsparkSession.sessionState().catalogManager().reset()
+    return wh
+
+
 def ship_library(spark: Any) -> None:
     """Make ``redo_lib`` importable on executors when it is not installed there (a cluster):
     zip the package once and add it with ``addPyFile``. Local mode shares the driver's venv."""

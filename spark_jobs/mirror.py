@@ -4,7 +4,7 @@ table. Table logic only (keys, images, order); nothing here knows about Oracle o
 A mirror row holds the table's columns as the trail renders them (strings, SQL NULL as null) plus
 ``_rowid``, ``_commit_scn`` and ``_batch_id`` of the change that last wrote it; its key is the
 record's ``key_columns``. Per key, the batch's changes are folded in ``trail_seq`` order over the row
-the mirror already holds (read for the affected keys only): an insert sets the whole row, an update
+the mirror already holds (joined for the affected keys only): an insert sets the whole row, an update
 merges its columns over the row, a delete removes it, a PK update removes the old key and writes the
 merged row under the new key. Keys linked by PK updates are folded together (one group per table),
 every other key on its own, with ``applyInArrow`` on the executors (``fold_group``).
@@ -16,7 +16,6 @@ mirror started after the row was written), so the row holds only the columns the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -48,27 +47,42 @@ def changes(trail: Any) -> Any:
     )  # fmt: skip
 
 
-def affected_keys(frame: Any) -> dict[str, tuple[list[str], list[list[str | None]]]]:
-    """Per source table: its key columns and every key the batch touches (old keys of PK updates
-    included), collected on the driver (bounded by the batch, never by the table)."""
+def key_columns(frame: Any) -> dict[str, list[str]]:
+    """Per source table of the changes, its key columns (one small Spark job)."""
+    rows = frame.select("source_table", "key_columns").distinct().collect()
+    return {r["source_table"]: list(r["key_columns"] or ()) for r in sorted(rows, key=lambda r: r[0])}
+
+
+def affected_keys(frame: Any, source_table: str, key_columns: Sequence[str]) -> Any:
+    """The keys one table's changes touch (old keys of PK updates included), as a DataFrame with one
+    column per key column (``_k0``, ``_k1``, ...); it stays on the executors."""
     from pyspark.sql import functions as F
 
-    keys = frame.select("source_table", "key_columns", F.explode(F.array("key", "old_key")).alias("k"))
-    rows = keys.where("k IS NOT NULL").distinct().collect()
-    out: dict[str, tuple[list[str], list[list[str | None]]]] = {}
-    for row in rows:
-        columns, values = out.setdefault(row["source_table"], (list(row["key_columns"]), []))
-        values.append(json.loads(row["k"]))
-    return out
+    keys = (
+        frame.where(F.col("source_table") == source_table)
+        .select(F.explode(F.array("key", "old_key")).alias("k"))
+        .where("k IS NOT NULL")
+        .distinct()
+        .select(F.from_json("k", "array<string>").alias("k"))
+    )
+    return keys.select(*(F.col("k")[i].alias(f"_k{i}") for i in range(len(key_columns))))
 
 
-def existing_rows(spark: Any, source_table: str, key_columns: Sequence[str], rows: Any) -> Any:
-    """Rows a mirror holds (an Arrow table of its columns) as pseudo-records the fold starts from."""
+def existing_rows(table: Any, source_table: str, key_columns: Sequence[str], keys: Any) -> Any:
+    """The rows a mirror (a DataFrame of the table) holds for these keys (``affected_keys``), as
+    pseudo-records the fold starts from: a join, the mirror is never read into one process."""
     from pyspark.sql import functions as F
 
-    data = [c for c in rows.column_names if c not in META_COLUMNS]
-    images = [[{"name": c, "value": r[c]} for c in data] for r in rows.select(data).to_pylist()]
-    frame = spark.createDataFrame([(image,) for image in images], schema=f"columns {PAIRS}")
+    def column(name: str) -> Any:
+        return F.col("`" + name.replace("`", "``") + "`")
+
+    match = [column(k).eqNullSafe(F.col(f"_k{i}")) for i, k in enumerate(key_columns)]
+    held = table.join(keys, match, "left_semi")
+    data = [c for c in table.columns if c not in META_COLUMNS]
+    image = F.array(
+        *(F.struct(F.lit(c).alias("name"), column(c).cast("string").alias("value")) for c in data)
+    )
+    frame = held.select(image.cast(PAIRS).alias("columns"))
     frame = frame.withColumn("key_columns", F.array(*(F.lit(k) for k in key_columns)))
     return frame.select(
         F.lit(source_table).alias("source_table"), F.expr(_key_expr("columns")).alias("key"),

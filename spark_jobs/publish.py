@@ -1,28 +1,34 @@
 """Stage 4, publish: a validated batch into the changelog table and one mirror table per source table.
 
 Refuses (exit 3) unless ``<batch>/VALIDATED`` exists, and while the manifest's ``previous_batch`` has
-no ``PUBLISHED`` marker. Then, for the tables that do not hold the batch yet (``tables.Store``):
+no ``PUBLISHED`` marker. Then, for the tables that do not hold this publication yet (``tables.Store``),
+Spark writes the tables itself (Iceberg through the session catalog ``redotrail``, Delta by path):
 
-1. Spark stages Parquet (TIMESTAMP_MICROS) in ``<batch>/publish/``: the trail for the changelog,
-   one file per (owner, table, commit day) partition; and per mirror the batch's changes folded
-   over the rows the mirror holds for the affected keys only (``mirror.fold``).
-2. The staged files are placed (Iceberg: moved under the table's ``data/_redotrail/<batch_id>/``).
-3. Each table is committed in one catalog commit: the changelog replaces the batch's rows
-   (``batch_id = X``), a mirror replaces the affected keys. A run killed before a table's commit
-   leaves it as it was; a rerun skips committed tables and cleans up what the killed run staged.
+1. Per pending mirror, the batch's changes (and the later ones of its keys, for a batch older than
+   the newest: ``replayed_changes``) are folded over the rows the mirror holds for the affected keys
+   (a join against the mirror, ``mirror.fold``): per key, the final row or a delete, computed once
+   before any commit (a local checkpoint: the MERGE's source does not read its own target).
+2. The changelog commits once: ``MERGE INTO`` adds the batch's trail rows and removes the rows of the
+   logs the batch covers and of its earlier runs (the first publish creates the table with its rows).
+3. Each mirror commits once: ``MERGE INTO`` of its folded rows (delete, update, insert).
 4. ``<batch>/PUBLISHED`` is written last, with each table's snapshot id (Iceberg) or version (Delta).
+
+Every commit records the manifest's ``publication``: a retry skips the tables its killed attempt
+committed, a killed run leaves each table untouched or committed (docs/operations.md).
 
     spark-submit spark_jobs/publish.py --batch-dir DIR --warehouse URI [--format iceberg|delta]
         [--catalog-uri URI] [--catalog-property KEY=VALUE ...] [--namespace redotrail]
 
-Embedded default: ``--warehouse file://<repo>/data/warehouse`` and an Iceberg SqlCatalog on
-``sqlite:///<warehouse>/catalog.db``.
+``--warehouse`` is a ``file://`` path or an ``s3://`` (``s3a://``) prefix. Iceberg's catalog
+(``spark_jobs.common.catalog_settings``): ``--catalog-uri`` (JDBC, e.g. ``jdbc:postgresql://...``;
+default for a local warehouse ``jdbc:sqlite:<warehouse>/catalog.db``), any other catalog property by
+``--catalog-property`` (``type=rest``, ``uri=...``, ``jdbc.user=...``). Embedded default:
+``--warehouse file://<repo>/data/warehouse``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -39,15 +45,16 @@ from spark_jobs.common import (
     DATA,
     BatchDir,
     build_session,
+    configure_catalog,
     read_trail,
     report_failure,
     run_stage,
     ship_module,
+    spark_warehouse,
 )
 from spark_jobs.tables import CHANGELOG, DeltaStore, IcebergStore, Store, table_name
 
 EXIT_REFUSED = 3
-PARTITION_DIRS = ("rt_owner", "rt_table", "rt_day")
 
 
 @dataclass(frozen=True)
@@ -66,11 +73,12 @@ def parse_args(argv: list[str] | None) -> JobArgs:
     parser.add_argument("--warehouse", default=f"file://{DATA / 'warehouse'}", help="warehouse URI")
     parser.add_argument("--format", choices=("iceberg", "delta"), default="iceberg")
     parser.add_argument(
-        "--catalog-uri", default=None, help="pyiceberg catalog uri (default: SQLite in the warehouse)"
-    )
+        "--catalog-uri", default=None,
+        help="Iceberg JDBC catalog URI (default for a local warehouse: jdbc:sqlite:<warehouse>/catalog.db)",
+    )  # fmt: skip
     parser.add_argument(
         "--catalog-property", action="append", default=[], metavar="KEY=VALUE",
-        help="any pyiceberg catalog property (type=rest, s3.endpoint=..., ...)",
+        help="a property of the Spark catalog redotrail (type=rest, uri=..., jdbc.user=...)",
     )  # fmt: skip
     parser.add_argument("--namespace", default="redotrail")
     ns = parser.parse_args(argv)
@@ -78,13 +86,12 @@ def parse_args(argv: list[str] | None) -> JobArgs:
     return JobArgs(ns.batch_dir, ns.warehouse, ns.format, ns.catalog_uri, props, ns.namespace)
 
 
-def open_store(args: JobArgs) -> Store:
+def open_store(args: JobArgs, spark: Any) -> Store:
+    """The tables of the warehouse, written by this session (Iceberg: its catalog configured first)."""
     if args.format == "delta":
-        return DeltaStore(warehouse=args.warehouse, namespace=args.namespace)
-    return IcebergStore(
-        warehouse=args.warehouse, namespace=args.namespace, catalog_uri=args.catalog_uri,
-        properties=args.catalog_properties,
-    )  # fmt: skip
+        return DeltaStore(spark, warehouse=spark_warehouse(args.warehouse), namespace=args.namespace)
+    warehouse = configure_catalog(spark, args.warehouse, args.catalog_uri, args.catalog_properties)
+    return IcebergStore(spark, warehouse=warehouse, namespace=args.namespace)
 
 
 def refusal(batch: BatchDir, manifest: dict[str, Any]) -> str | None:
@@ -103,26 +110,12 @@ def fault(point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _parquet_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("part-*.parquet") if p.is_file())
-
-
-def stage_changelog(trail: Any, batch_id: str, folder: Path, *, commit_date: bool) -> list[Path]:
-    """The batch's trail as changelog files, each holding one (owner, table, commit day)."""
+def changelog_rows(trail: Any, batch_id: str, *, commit_date: bool) -> Any:
+    """The batch's trail as changelog rows (Delta adds the ``commit_date`` partition column)."""
     from pyspark.sql import functions as F
 
     frame = trail.withColumn("batch_id", F.lit(batch_id))
-    if commit_date:
-        frame = frame.withColumn("commit_date", F.to_date("commit_time"))
-    frame = (
-        frame.withColumn("rt_owner", F.coalesce("owner", F.lit("")))
-        .withColumn("rt_table", F.col("table"))
-        .withColumn("rt_day", F.to_date("commit_time"))
-    )
-    frame.repartition(*PARTITION_DIRS).write.partitionBy(*PARTITION_DIRS).mode("overwrite").parquet(
-        str(folder)
-    )
-    return _parquet_files(folder)
+    return frame.withColumn("commit_date", F.to_date("commit_time")) if commit_date else frame
 
 
 @dataclass
@@ -131,13 +124,13 @@ class MirrorPlan:
     name: str
     key_columns: list[str]
     columns: list[str]
-    files: list[Path]
-    delete_keys: list[list[str | None]]
+    rows: Any  # mirror.wide with _op, over the cached fold
+    keys: int
     partial_rows: int
 
 
 def replayed_changes(
-    spark: Any, changed: Any, store: Store, commit_logs: list[str], batch_id: str, folder: Path
+    spark: Any, changed: Any, store: Store, commit_logs: list[str], batch_id: str, keep: list[Any]
 ) -> Any:
     """The changes published after this batch's first commit to the keys it touches (None if none).
 
@@ -145,29 +138,31 @@ def replayed_changes(
     over mirror rows that already hold later changes. Applying the batch and then every later change
     of the same keys, in commit order, gives the state the mirror must hold: replaying a suffix of a
     key's history over the state it led to changes nothing (an insert or delete resets the row, an
-    update sets the columns it carries to their last values). Later changes come from the changelog
-    (every table's rows from the batch's lowest commit SCN on, other than the ones this publish
-    replaces), with keys joined by primary-key updates followed to the end of their chain."""
+    update sets the columns it carries to their last values). Later changes come from the changelog,
+    read by Spark (every table's rows from the batch's lowest commit SCN on, other than the ones this
+    publish replaces), with keys joined by primary-key updates followed to the end of their chain.
+    Cached frames are added to ``keep`` (the caller unpersists them)."""
     from pyspark.sql import functions as F
-
-    from redo_lib.trail.schema import trail_schema
 
     floor = changed.agg(F.min("commit_scn")).first()[0]
     tables = [r[0] for r in changed.select("source_table").distinct().collect()]
-    if floor is None or not tables:
+    changelog = store.frame(CHANGELOG)
+    if floor is None or not tables or changelog is None:
         return None
     pairs = [tuple(t.split(".", 1)) if "." in t else ("", t) for t in tables]
-    rows = store.read_changelog_after(pairs, int(floor), commit_logs, batch_id)
-    if rows is None or rows.num_rows == 0:
+    wanted_tables = F.lit(False)
+    for owner, table in pairs:
+        wanted_tables = wanted_tables | (
+            (F.coalesce(F.col("owner"), F.lit("")) == owner) & (F.col("table") == table)
+        )
+    replaced = F.coalesce(F.col("batch_id") == batch_id, F.lit(False))
+    if commit_logs:
+        replaced = replaced | F.coalesce(F.col("commit_log").isin(sorted(commit_logs)), F.lit(False))
+    rows = changelog.where((F.col("commit_scn") >= int(floor)) & wanted_tables & ~replaced)
+    later = mirror.changes(rows).cache()
+    keep.append(later)
+    if later.isEmpty():
         return None
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = trail_schema()
-    rows = pa.table([rows.column(f.name).cast(f.type) for f in schema], schema=schema.remove_metadata())
-    folder.mkdir(parents=True, exist_ok=True)
-    pq.write_table(rows, folder / "part-00000.parquet")
-    later = mirror.changes(read_trail(spark, folder))
     keys = {(r[0], r[1]) for r in changed.select("source_table", "key").distinct().collect()}
     keys |= {
         (r[0], r[1]) for r in changed.where("old_key IS NOT NULL").select("source_table", "old_key").collect()
@@ -190,51 +185,46 @@ def replayed_changes(
     )
 
 
-def stage_mirrors(
-    spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str, folder: Path,
-    commit_logs: list[str] | None = None,
+def fold_mirrors(
+    spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str,
+    commit_logs: list[str], keep: list[Any],
 ) -> list[MirrorPlan]:  # fmt: skip
-    """Fold the batch (and the later changes of its keys) over the affected rows of each pending
-    mirror and stage the result."""
+    """Fold the batch (and the later changes of its keys) over the rows each pending mirror holds
+    for the affected keys; the fold is computed here (a local checkpoint), before any table commits."""
     from pyspark.sql import functions as F
 
     changed = mirror.changes(trail).where(F.col("source_table").isin(list(sources)))
-    later = replayed_changes(spark, changed, store, commit_logs or [], batch_id, folder / "_replay")
+    later = replayed_changes(spark, changed, store, commit_logs, batch_id, keep)
     if later is not None:
         changed = changed.unionByName(later.where(F.col("source_table").isin(list(sources))))
-    affected = mirror.affected_keys(changed)
+    keyed = mirror.key_columns(changed)
     existing = []
-    for source, (key_columns, keys) in affected.items():
-        rows = store.read_rows(sources[source], key_columns, keys)
-        if rows is not None and rows.num_rows:
-            existing.append(mirror.existing_rows(spark, source, key_columns, rows))
-    folded = mirror.fold(changed, existing).cache()
-    plans = []
-    try:
-        touched: dict[str, list[Any]] = {}
-        for row in folded.select("source_table", "key", "partial").collect():  # bounded by the batch
-            touched.setdefault(row["source_table"], []).append(row)
-        known = {source: store.mirror_columns(name) or [] for source, name in sources.items()}
-        columns = mirror.table_columns(folded, known)
-        for source, name in sorted(sources.items()):
-            frame = mirror.wide(folded, source, columns[source], with_deletes=store.format == "delta")
-            target = folder / name
-            frame.coalesce(1).write.mode("overwrite").parquet(str(target))
-            rows = touched.get(source, [])
-            plans.append(
-                MirrorPlan(
-                    source,
-                    name,
-                    affected.get(source, ([], []))[0],
-                    columns[source],
-                    _parquet_files(target),
-                    [json.loads(r["key"]) for r in rows],
-                    sum(1 for r in rows if r["partial"]),
-                )
-            )
-    finally:
-        folded.unpersist()
-    return plans
+    for source, key_columns in keyed.items():
+        table = store.frame(sources[source])
+        if table is not None:
+            keys = mirror.affected_keys(changed, source, key_columns)
+            existing.append(mirror.existing_rows(table, source, key_columns, keys))
+    # computed once, here, and cut from its plan: the MERGE's source must not read its own target
+    folded = mirror.fold(changed, existing).localCheckpoint(eager=True)
+    counts = {
+        r["source_table"]: (r["keys"], r["partial"])
+        for r in folded.groupBy("source_table")
+        .agg(F.count("*").alias("keys"), F.sum(F.col("partial").cast("int")).alias("partial"))
+        .collect()
+    }
+    known = {source: store.columns(name) or [] for source, name in sources.items()}
+    columns = mirror.table_columns(folded, known)
+    return [
+        MirrorPlan(
+            source,
+            name,
+            keyed.get(source, []),
+            columns[source],
+            mirror.wide(folded, source, columns[source], with_deletes=True),
+            *counts.get(source, (0, 0)),
+        )  # fmt: skip
+        for source, name in sorted(sources.items())
+    ]
 
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
@@ -267,57 +257,36 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
     if batch.exists("PUBLISHED"):
         print(f"publish {batch_id}: already published ({batch.uri_of('PUBLISHED')})")
         return 0
-    store = open_store(args)
     session = build_session(f"redotrail-publish-{batch_id}", spark=spark)
+    store = open_store(args, session)
     ship_module(mirror)
-    with batch.local_dir("trail") as trail_dir, batch.scratch_dir("publish") as scratch:
-        trail = read_trail(session, trail_dir).cache()
-        try:
-            rows = trail.where(mirror.APPLIED).select(F.expr(mirror.SOURCE_TABLE)).distinct().collect()
-            sources = {r[0]: table_name(r[0]) for r in rows}
-            if len(set(sources.values())) != len(sources) or CHANGELOG in sources.values():
-                raise ValueError(f"source tables collide on mirror names: {sorted(sources.items())}")
-            pending = {s: n for s, n in sources.items() if not store.has_publication(n, publication)}
-            changelog_files: list[Path] | None = None
-            if not store.has_publication(CHANGELOG, publication):
-                changelog_files = stage_changelog(
-                    trail, batch_id, scratch / CHANGELOG, commit_date=store.format == "delta"
-                )
-            plans = (
-                stage_mirrors(session, trail, store, pending, batch_id, scratch / "mirror", commit_logs)
-                if pending
-                else []
-            )
-        finally:
-            trail.unpersist()
-        placed_changelog = (
-            store.place(CHANGELOG, batch_id, changelog_files, scratch / CHANGELOG)
-            if changelog_files is not None
-            else None
-        )
-        placed = [store.place(p.name, batch_id, p.files, scratch / "mirror" / p.name) for p in plans]
+    trail = read_trail(session, batch.spark_uri("trail")).cache()
+    keep: list[Any] = [trail]  # cached frames, unpersisted at the end
+    try:
+        rows = trail.where(mirror.APPLIED).select(F.expr(mirror.SOURCE_TABLE)).distinct().collect()
+        sources = {r[0]: table_name(r[0]) for r in rows}
+        if len(set(sources.values())) != len(sources) or CHANGELOG in sources.values():
+            raise ValueError(f"source tables collide on mirror names: {sorted(sources.items())}")
+        pending = {s: n for s, n in sources.items() if not store.has_publication(n, publication)}
+        changelog_pending = not store.has_publication(CHANGELOG, publication)
+        plans = fold_mirrors(session, trail, store, pending, batch_id, commit_logs, keep) if pending else []
         fault("publish-staged")
-        if placed_changelog is not None:
-            store.commit_changelog(
-                batch_id, placed_changelog, publication=publication, commit_logs=commit_logs
-            )
+        if changelog_pending:
+            rows_out = changelog_rows(trail, batch_id, commit_date=store.format == "delta")
+            store.commit_changelog(rows_out, batch_id, publication=publication, commit_logs=commit_logs)
             published.append(CHANGELOG)
-        for plan, files in zip(plans, placed, strict=True):
+        fault("publish-changelog")
+        for plan in plans:
             store.commit_mirror(
-                plan.name,
-                plan.source_table,
-                batch_id,
-                plan.columns,
-                plan.key_columns,
-                files,
-                plan.delete_keys,
+                plan.name, plan.source_table, plan.rows, plan.columns, plan.key_columns, batch_id,
                 publication=publication,
-            )
+            )  # fmt: skip
             published.append(plan.name)
             partial = f", {plan.partial_rows} partial rows (no row to update)" if plan.partial_rows else ""
-            print(
-                f"publish {batch_id}: {plan.source_table} -> {plan.name}: {len(plan.delete_keys)} keys{partial}"
-            )
+            print(f"publish {batch_id}: {plan.source_table} -> {plan.name}: {plan.keys} keys{partial}")
+    finally:
+        for frame in keep:
+            frame.unpersist()
     tables = {name: store.version(name) for name in [CHANGELOG, *sorted(sources.values())]}
     doc = {
         "batch_id": batch_id,
