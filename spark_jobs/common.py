@@ -74,11 +74,32 @@ def build_session(app_name: str, *, master: str | None = None, spark: Any = None
     submitted = _submitted_keys()
     builder = SparkSession.builder.appName(app_name)
     if master or "PYSPARK_GATEWAY_PORT" not in os.environ:
-        builder = builder.master(master or os.environ.get("SPARK_MASTER", "local[*]"))
-    for key, value in {**spark_defaults(), **s3a_settings()}.items():
+        master = master or os.environ.get("SPARK_MASTER", "local[*]")
+        builder = builder.master(master)
+    else:
+        from pyspark import SparkConf
+
+        master = SparkConf().get("spark.master", "local[*]")
+    for key, value in {**spark_defaults(), **s3a_settings(), **executor_env(master)}.items():
         if key not in submitted:
             builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+EXECUTOR_ENV = ROOT / "dist" / "redotrail-executor-env.tar.gz"  # ./redotrail pack
+
+
+def executor_env(master: str, archive: Path | None = None) -> dict[str, str]:
+    """On a cluster master, the executors' Python is the packed environment (``./redotrail pack``,
+    ``$REDOTRAIL_EXECUTOR_ENV``) shipped with the job as ``spark.archives``; local mode keeps the
+    venv. Sets ``PYSPARK_PYTHON`` for the executors only: the driver is already running."""
+    if master.startswith("local"):
+        return {}
+    path = archive or Path(os.environ.get("REDOTRAIL_EXECUTOR_ENV") or EXECUTOR_ENV)
+    if not path.is_file():
+        return {}
+    os.environ["PYSPARK_PYTHON"] = "./environment/bin/python"
+    return {"spark.archives": f"{path}#environment"}
 
 
 def s3a_settings(env: dict[str, str] | None = None) -> dict[str, str]:
@@ -182,8 +203,8 @@ def ship_library(spark: Any) -> None:
     """Make ``redo_lib`` importable on executors when it is not installed there (a cluster):
     zip the package once and add it with ``addPyFile``. Local mode shares the driver's venv."""
     master = spark.sparkContext.master
-    if master.startswith("local"):
-        return
+    if master.startswith("local") or "#environment" in spark.conf.get("spark.archives", ""):
+        return  # the venv, or the packed environment (executor_env) has redo_lib installed
     base = Path(tempfile.mkdtemp(prefix="redotrail-lib-")) / "redo_lib"
     archive = shutil.make_archive(str(base), "zip", root_dir=ROOT, base_dir="redo_lib")
     spark.sparkContext.addPyFile(archive)

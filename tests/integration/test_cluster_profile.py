@@ -77,6 +77,43 @@ def test_spark_jobs_run_on_two_workers_with_their_own_disks_and_reach_s3(
     assert len(used) == 2, used  # each worker ran executors of the application in its own work dir
 
 
+PACKED_JOB = """
+import sys
+from spark_jobs.common import build_session
+spark = build_session("cluster-packed-env")
+
+def where(_):
+    import redo_lib.format.header  # the library, from the packed environment
+    return sys.executable + " " + redo_lib.format.header.__file__
+
+print("EXECUTORS", sorted(set(spark.sparkContext.parallelize(range(8), 4).map(where).collect())))
+"""
+
+
+def test_executors_run_the_packed_environment_shipped_with_the_job(cluster: Cluster, tmp_path: Path) -> None:
+    """``./redotrail pack`` builds the executors' environment; build_session ships it to a cluster
+    master as spark.archives, and the executors import redo_lib from it, not from the driver's venv."""
+    repo = Path(__file__).resolve().parents[2]
+    packed = subprocess.run(
+        ["bash", str(repo / "redotrail"), "pack"], capture_output=True, text=True, check=False
+    )
+    assert packed.returncode == 0, packed.stderr[-2000:]
+    script = tmp_path / "packed.py"
+    script.write_text(PACKED_JOB)
+    env = {**os.environ, **cluster.env(), "PYTHONPATH": str(repo)}
+    master = json.loads(env["AIRFLOW_CONN_SPARK_DEFAULT"])["host"]
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("spark-submit")), "--master", master, str(script)],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(x for x in done.stdout.splitlines() if x.startswith("EXECUTORS"))
+    assert (
+        "/environment/bin/python" in line and "/environment/lib/python3.11/site-packages/redo_lib" in line
+    ), line
+    assert str(repo / ".venv") not in line
+
+
 def test_airflow_services_serve_the_dags_through_the_rest_api(cluster: Cluster) -> None:
     base = cluster.env()["AIRFLOW__API__BASE_URL"] + "/api/v2"
     import time
