@@ -1,6 +1,6 @@
 """# redo_archive_discovery: find new archived logs, plan batches, start the pipeline
 
-Every 5 minutes (no catch-up, one run at a time):
+Every 5 minutes by default (`REDOTRAIL_DISCOVERY_SCHEDULE`, a cron expression; no catch-up, one run at a time):
 
 1. **discover** lists the archive prefix (``REDOTRAIL_ARCHIVE_URL``) and registers every new or
    changed object in the log catalog (``REDOTRAIL_CATALOG_DB``) from its redo header, read with one
@@ -23,12 +23,12 @@ from typing import Any
 
 from airflow.providers.standard.operators.trigger_dagrun import TriggerDagRunOperator
 from airflow.sdk import dag, task
-from common import DEFAULT_ARGS, START_DATE
+from common import DEFAULT_ARGS, DISCOVERY_SCHEDULE, START_DATE
 
 
 @dag(
     dag_id="redo_archive_discovery",
-    schedule="*/5 * * * *",
+    schedule=DISCOVERY_SCHEDULE,
     start_date=START_DATE,
     catchup=False,
     max_active_runs=1,

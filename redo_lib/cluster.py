@@ -95,43 +95,52 @@ class Cluster:
         p = self.ports
         pg = f"postgresql+psycopg://{PG_USER}@127.0.0.1:{p['postgres']}"
         s3 = f"http://127.0.0.1:{p['s3']}"
-        return {
-            "AWS_ENDPOINT_URL": s3,
-            "AWS_ACCESS_KEY_ID": "redotrail",
-            "AWS_SECRET_ACCESS_KEY": "redotrail",
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "SPARK_LOCAL_IP": "127.0.0.1",
-            "PYSPARK_PYTHON": sys.executable,
-            "TZ": "UTC",
-            "GX_ANALYTICS_ENABLED": "false",
-            "REDOTRAIL_DATA_DIR": str(self.root),
-            "REDOTRAIL_ARCHIVE_URL": "s3://redo-archive/archive/",
-            "REDOTRAIL_WORK_DIR": "s3://redotrail/work",
-            "REDOTRAIL_WAREHOUSE": "s3://redotrail/warehouse",
-            "REDOTRAIL_CATALOG_DB": f"{pg}/redotrail",
-            "REDOTRAIL_ICEBERG_CATALOG_URI": f"jdbc:postgresql://127.0.0.1:{p['postgres']}/redotrail?user={PG_USER}",
-            "AIRFLOW_HOME": str(self.root / "airflow"),
-            "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
-            "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
-            "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
-            "AIRFLOW__CORE__PARALLELISM": "4",
-            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"{pg}/airflow",
-            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN_ASYNC": f"{pg}/airflow",  # psycopg 3 is async too (no asyncpg)
-            "AIRFLOW__API__HOST": "127.0.0.1",
-            "AIRFLOW__API__PORT": str(p["airflow"]),
-            "AIRFLOW__API__BASE_URL": f"http://127.0.0.1:{p['airflow']}",
-            "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"http://127.0.0.1:{p['airflow']}/execution/",
-            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",  # a local profile: no login
-            "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",
-            "AIRFLOW__LOGGING__LOGGING_LEVEL": "WARNING",
-            "AIRFLOW_CONN_SPARK_DEFAULT": json.dumps(
-                {
-                    "conn_type": "spark",
-                    "host": f"spark://127.0.0.1:{p['spark']}",
-                    "extra": {"deploy-mode": "client"},
-                }
-            ),
+        # the caller's own REDOTRAIL_* settings (dictionary, batch sizes, ...) reach every process too
+        passed = {
+            k: v for k, v in os.environ.items() if k.startswith("REDOTRAIL_") and k != "REDOTRAIL_DATA_DIR"
         }
+        return (
+            passed
+            | {
+                "AWS_ENDPOINT_URL": s3,
+                "AWS_ACCESS_KEY_ID": "redotrail",
+                "AWS_SECRET_ACCESS_KEY": "redotrail",
+                "AWS_DEFAULT_REGION": "us-east-1",
+                "SPARK_LOCAL_IP": "127.0.0.1",
+                "PYSPARK_PYTHON": sys.executable,
+                "TZ": "UTC",
+                "GX_ANALYTICS_ENABLED": "false",
+                "REDOTRAIL_DATA_DIR": str(self.root),
+                "REDOTRAIL_ARCHIVE_URL": "s3://redo-archive/archive/",
+                "REDOTRAIL_WORK_DIR": "s3://redotrail/work",
+                "REDOTRAIL_WAREHOUSE": "s3://redotrail/warehouse",
+                "REDOTRAIL_CATALOG_DB": f"{pg}/redotrail",
+                "REDOTRAIL_ICEBERG_CATALOG_URI": f"jdbc:postgresql://127.0.0.1:{p['postgres']}/redotrail?user={PG_USER}",
+                "AIRFLOW_HOME": str(self.root / "airflow"),
+                "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
+                "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+                "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
+                "AIRFLOW__CORE__PARALLELISM": "4",
+                "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"{pg}/airflow",
+                "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN_ASYNC": f"{pg}/airflow",  # psycopg 3 is async too (no asyncpg)
+                "AIRFLOW__API__HOST": "127.0.0.1",
+                "AIRFLOW__API__PORT": str(p["airflow"]),
+                "AIRFLOW__API__BASE_URL": f"http://127.0.0.1:{p['airflow']}",
+                "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"http://127.0.0.1:{p['airflow']}/execution/",
+                "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",  # a local profile: no login
+                "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",
+                "REDOTRAIL_DISCOVERY_SCHEDULE": os.environ.get("REDOTRAIL_DISCOVERY_SCHEDULE")
+                or "*/5 * * * *",
+                "AIRFLOW__LOGGING__LOGGING_LEVEL": "INFO",  # the task logs carry spark-submit's output
+                "AIRFLOW_CONN_SPARK_DEFAULT": json.dumps(
+                    {
+                        "conn_type": "spark",
+                        "host": f"spark://127.0.0.1:{p['spark']}",
+                        "extra": {"deploy-mode": "client"},
+                    }
+                ),
+            }
+        )
 
     # -- up / down ----------------------------------------------------------------------------------
     def up(self, *, airflow: bool = True, progress: Callable[[str], None] = print) -> dict[str, str]:

@@ -73,12 +73,15 @@ def parse_args(argv: list[str] | None) -> JobArgs:
     parser.add_argument("--warehouse", default=f"file://{DATA / 'warehouse'}", help="warehouse URI")
     parser.add_argument("--format", choices=("iceberg", "delta"), default="iceberg")
     parser.add_argument(
-        "--catalog-uri", default=None,
-        help="Iceberg JDBC catalog URI (default for a local warehouse: jdbc:sqlite:<warehouse>/catalog.db)",
+        "--catalog-uri", default=os.environ.get("REDOTRAIL_ICEBERG_CATALOG_URI") or None,
+        help="Iceberg JDBC catalog URI (default $REDOTRAIL_ICEBERG_CATALOG_URI, else for a local "
+        "warehouse jdbc:sqlite:<warehouse>/catalog.db)",
     )  # fmt: skip
     parser.add_argument(
-        "--catalog-property", action="append", default=[], metavar="KEY=VALUE",
-        help="a property of the Spark catalog redotrail (type=rest, uri=..., jdbc.user=...)",
+        "--catalog-property", action="append", metavar="KEY=VALUE",
+        default=[p.strip() for p in (os.environ.get("REDOTRAIL_ICEBERG_CATALOG_PROPERTIES") or "").split(",") if p.strip()],
+        help="a property of the Spark catalog redotrail (type=rest, uri=..., jdbc.user=...); default: "
+        "$REDOTRAIL_ICEBERG_CATALOG_PROPERTIES, comma-separated",
     )  # fmt: skip
     parser.add_argument("--namespace", default="redotrail")
     ns = parser.parse_args(argv)

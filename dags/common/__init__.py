@@ -8,11 +8,15 @@ Variables or Connections, and nothing imports pyspark, great_expectations, boto3
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SPARK_JOBS = REPO / "spark_jobs"
 START_DATE = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+# the discovery DAG's cron schedule; read when the file is parsed (an environment variable, never an
+# Airflow Variable or a connection at parse time)
+DISCOVERY_SCHEDULE = os.environ.get("REDOTRAIL_DISCOVERY_SCHEDULE") or "*/5 * * * *"
 
 DEFAULT_ARGS = {
     "owner": "redotrail",
