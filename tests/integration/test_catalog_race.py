@@ -11,6 +11,7 @@ planners (each would trigger its pipeline run), and the chain must be unbroken: 
 from __future__ import annotations
 
 import multiprocessing
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -41,13 +42,16 @@ def _planner(location: str, work_dir: str, start: Any, results: Any, name: str) 
     """One planning worker: start with the other, then plan one batch per call until none is left."""
     try:
         planned: list[str] = []
-        start.wait(timeout=60)
         with LogCatalog(location) as catalog:
+            start.wait(timeout=60)  # both catalogs open (engine, tables): then both plan at once
             while True:
                 result = plan_batches(catalog, work_dir=work_dir, max_logs=MAX_LOGS, max_batches=1)
                 if not result.batches:
                     break
                 planned.extend(b.batch_id for b in result.batches)
+                time.sleep(
+                    0.005
+                )  # a worker's other work between runs: lets the other one in on a busy machine
         results.put((name, planned, None))
     except BaseException:
         results.put((name, [], traceback.format_exc()))
