@@ -175,8 +175,8 @@ class Cluster:
         """Stop every process of the profile (PostgreSQL with a fast shutdown), newest first."""
         pg = self.pg_home / "data"
         if (pg / "postmaster.pid").exists():
-            _, pg_ctl = _pg_binaries()
-            subprocess.run([*_run_as(), pg_ctl, "-D", str(pg), "-m", "fast", "-w", "stop"],
+            _, pg_ctl = pg_binaries()
+            subprocess.run([*run_as(), pg_ctl, "-D", str(pg), "-m", "fast", "-w", "stop"],
                            capture_output=True, timeout=60, check=False)  # fmt: skip
         for proc in reversed(self.processes):
             if _alive(proc.pid):
@@ -210,15 +210,15 @@ class Cluster:
         """PostgreSQL's folder: ``<root>/postgres``, or, when its unprivileged user cannot reach
         ``root`` (a private temp folder of root's), one of its own named after ``root``."""
         home = self.root / "postgres"
-        prefix = _run_as()
+        prefix = run_as()
         if not prefix or subprocess.run([*prefix, "test", "-x", str(self.root)], check=False).returncode == 0:
             return home
         digest = hashlib.sha1(str(self.root.resolve()).encode()).hexdigest()[:12]
         return Path(tempfile.gettempdir()) / f"redotrail-pg-{digest}"
 
     def _postgres(self) -> None:
-        initdb, pg_ctl = _pg_binaries()
-        prefix = _run_as()
+        initdb, pg_ctl = pg_binaries()
+        prefix = run_as()
         home = self.pg_home
         data = home / "data"
         if not (data / "PG_VERSION").exists():
@@ -226,10 +226,10 @@ class Cluster:
             if prefix:
                 user = prefix[2]
                 shutil.chown(home, user=user, group=pwd.getpwnam(user).pw_gid)
-            _check([*prefix, initdb, "-D", str(data), "-U", PG_USER, "-A", "trust", "-E", "UTF8"], "initdb")
+            check([*prefix, initdb, "-D", str(data), "-U", PG_USER, "-A", "trust", "-E", "UTF8"], "initdb")
         options = f"-h 127.0.0.1 -p {self.ports['postgres']} -k {home}"
         log = home / "server.log"
-        _check(
+        check(
             [*prefix, pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "start"],
             "pg_ctl start",
             log,
@@ -330,7 +330,7 @@ def _stop(pid: int, timeout: float = 20) -> None:
             pass
 
 
-def _pg_binaries() -> tuple[str, str]:
+def pg_binaries() -> tuple[str, str]:
     initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
     if not (initdb and pg_ctl):
         for bindir in sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda d: int(d.parent.name)):
@@ -341,7 +341,7 @@ def _pg_binaries() -> tuple[str, str]:
     return initdb, pg_ctl
 
 
-def _run_as() -> list[str]:
+def run_as() -> list[str]:
     """PostgreSQL refuses to run as root: as root, run it as the ``postgres`` (or ``nobody``) user."""
     if os.geteuid() != 0:
         return []
@@ -354,7 +354,7 @@ def _run_as() -> list[str]:
     raise ClusterError("running as root, and no 'postgres' or 'nobody' user exists to run PostgreSQL")
 
 
-def _check(argv: list[str], what: str, log: Path | None = None) -> None:
+def check(argv: list[str], what: str, log: Path | None = None) -> None:
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0:
         tail = log.read_text(errors="replace")[-2000:] if log is not None and log.exists() else ""

@@ -21,7 +21,6 @@ import json
 import os
 import subprocess
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -29,17 +28,10 @@ from typing import Any
 import pytest
 
 from redo_lib.cluster import Cluster
+from tests.integration.test_cluster_profile import _api
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(2400)]
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _api(base: str, path: str, body: dict[str, Any] | None = None, method: str = "GET") -> Any:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.load(response)
 
 
 def _wait_runs(base: str, count: int, timeout: float) -> list[dict[str, Any]]:
