@@ -24,7 +24,6 @@ import tempfile
 import traceback
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -342,38 +341,6 @@ class BatchDir:
         for key in self._keys(*parts):
             self.client.delete_object(Bucket=self.bucket, Key=key)
         upload_tree(local, self.uri_of(*parts))
-
-    @contextmanager
-    def local_dir(self, *parts: str) -> Iterator[Path]:
-        """A member folder as a local path: itself, or a downloaded temporary copy (for readers that
-        cannot read S3; the Spark stages read ``spark_uri`` instead)."""
-        if self.is_local:
-            yield Path(self.path(*parts))
-            return
-        tmp = Path(tempfile.mkdtemp(prefix="redotrail-batch-"))
-        try:
-            base = self.path(*parts) + "/"
-            for key in self._keys(*parts):
-                target = tmp / key.removeprefix(base)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                self.client.download_file(self.bucket, key, str(target))
-            yield tmp
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-
-    @contextmanager
-    def scratch_dir(self, *parts: str) -> Iterator[Path]:
-        """A local folder for a stage's intermediate files: the member folder itself for a local batch
-        (emptied first, so a killed run's leftovers go), else a temporary folder; removed afterwards."""
-        folder = (
-            reset_dir(Path(self.path(*parts)))
-            if self.is_local
-            else Path(tempfile.mkdtemp(prefix="redotrail-"))
-        )
-        try:
-            yield folder
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 def upload_tree(local: Path, url: str) -> list[str]:
