@@ -13,13 +13,16 @@ Tasks (docs/pipeline-contract.md):
 1. **resolve_batch** turns the params into a batch of the log catalog, writes its ``manifest.json``,
    marks it running (refused while the batch it carries state from is not validated), and returns
    its folder;
-2. **decode**, **assemble**, **validate**, **publish**: ``spark-submit`` of ``spark_jobs/<stage>.py
-   --batch-dir DIR`` on connection ``spark_default``, with the Spark settings of
-   ``include/spark/spark-defaults.conf`` (read by ``spark-submit`` when the task runs). A failed
-   validation stops the batch before publishing. Publishing updates the changelog and mirror assets.
-   A stage that fails writes ``report/failure.json`` in the batch folder; it is retried only when a
-   retry can help (exit 1), never on an error in the input, an invalid batch or a refused publish
-   (exit 4, 2, 3: ``common/stages.py``). ``resolve_batch`` is not retried on a bad range or batch;
+2. **stages**: ``spark-submit`` of ``spark_jobs/batch.py --batch-dir DIR``, which runs decode,
+   assemble, validate and publish in order in one Spark application (one JVM start per batch, not
+   four; each stage is still its own module, ``spark_jobs/<stage>.py``, runnable by hand), on
+   connection ``spark_default`` with the Spark settings of ``include/spark/spark-defaults.conf``
+   (read by ``spark-submit`` when the task runs). A failed validation stops the batch before
+   publishing. Publishing updates the changelog and mirror assets. The stage that fails writes
+   ``report/failure.json`` in the batch folder; the task is retried only when a retry can help
+   (exit 1), never on an error in the input, an invalid batch or a refused publish (exit 4, 2, 3:
+   ``common/stages.py``); a retry runs the batch from decode again (every stage replaces its own
+   output, publishing is idempotent). ``resolve_batch`` is not retried on a bad range or batch;
 3. **report** (runs whatever happened upstream) marks the batch published, validated or failed from
    the markers and ``report/failure.json`` in its folder, returns the failure (stage, error,
    position) and the paths of the reports that exist, and fails the run unless the batch was
@@ -43,16 +46,20 @@ def _resolved(key: str) -> str:
     return "{{ ti.xcom_pull(task_ids='resolve_batch', key='" + key + "') }}"
 
 
-def _spark_stage(stage: str, *args: str, **kwargs: Any) -> SparkStageOperator:
+def _spark_batch() -> SparkStageOperator:
     return SparkStageOperator(
-        task_id=stage,
-        application=str(SPARK_JOBS / f"{stage}.py"),
-        application_args=["--batch-dir", _resolved("batch_dir"), *args],
+        task_id="stages",
+        application=str(SPARK_JOBS / "batch.py"),
+        application_args=[
+            "--batch-dir", _resolved("batch_dir"),
+            "--warehouse", _resolved("warehouse"),
+            "--format", _resolved("table_format"),
+        ],  # fmt: skip
         conn_id="spark_default",
         properties_file=_resolved("spark_properties"),
-        name=f"redotrail-{stage}-{_resolved('batch_id')}",
+        name=f"redotrail-batch-{_resolved('batch_id')}",
         retries=2,
-        **kwargs,
+        outlets=PUBLISHED,
     )
 
 
@@ -143,18 +150,7 @@ def redo_pipeline() -> None:
             raise RuntimeError(f"batch {batch_id} is {result['status']}: {result['message']}")
         return result
 
-    decode = _spark_stage("decode")
-    assemble = _spark_stage("assemble")
-    validate = _spark_stage("validate")
-    publish = _spark_stage(
-        "publish",
-        "--warehouse",
-        _resolved("warehouse"),
-        "--format",
-        _resolved("table_format"),
-        outlets=PUBLISHED,
-    )
-    resolve_batch() >> decode >> assemble >> validate >> publish >> report()
+    resolve_batch() >> _spark_batch() >> report()
 
 
 redo_pipeline()

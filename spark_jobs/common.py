@@ -204,9 +204,15 @@ def ship_library(spark: Any) -> None:
     master = spark.sparkContext.master
     if master.startswith("local") or "#environment" in spark.conf.get("spark.archives", ""):
         return  # the venv, or the packed environment (executor_env) has redo_lib installed
+    if spark.sparkContext.applicationId in _SHIPPED:
+        return  # once per application (spark_jobs/batch.py runs several stages in one)
     base = Path(tempfile.mkdtemp(prefix="redotrail-lib-")) / "redo_lib"
     archive = shutil.make_archive(str(base), "zip", root_dir=ROOT, base_dir="redo_lib")
     spark.sparkContext.addPyFile(archive)
+    _SHIPPED.add(spark.sparkContext.applicationId)
+
+
+_SHIPPED: set[str] = set()  # the applications ship_library added redo_lib to
 
 
 def ship_module(module: Any) -> None:

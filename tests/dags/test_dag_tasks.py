@@ -62,50 +62,60 @@ def test_discovery_graph(discovery_dag: Any) -> None:
 
 
 def test_pipeline_graph(pipeline_dag: Any) -> None:
-    assert edges(pipeline_dag) == {
-        ("resolve_batch", "decode"),
-        ("decode", "assemble"),
-        ("assemble", "validate"),
-        ("validate", "publish"),
-        ("publish", "report"),
-    }
+    assert edges(pipeline_dag) == {("resolve_batch", "stages"), ("stages", "report")}
     assert pipeline_dag.schedule is None
     report = pipeline_dag.get_task("report")
     assert (report.trigger_rule, report.retries) == ("all_done", 0)
 
 
-@pytest.mark.parametrize(
-    ("stage", "extra"),
-    [
-        ("decode", []),
-        ("assemble", []),
-        ("validate", []),
-        ("publish", ["--warehouse", "s3://lake/warehouse", "--format", "delta"]),
-    ],
-    ids=["decode", "assemble", "validate", "publish"],
-)
-def test_spark_stage_command_lines(pipeline_dag: Any, stage: str, extra: list[str]) -> None:
+def test_the_stages_are_one_spark_submit(pipeline_dag: Any) -> None:
     from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 
-    op = pipeline_dag.get_task(stage)
+    op = pipeline_dag.get_task("stages")
     assert isinstance(op, SparkSubmitOperator)
     assert type(op).__name__ == "SparkStageOperator"  # not retried on exit 2, 3, 4
-    assert op.application == str(REPO / "spark_jobs" / f"{stage}.py")
+    assert op.application == str(REPO / "spark_jobs" / "batch.py")
     assert op._conn_id == "spark_default"
     assert op.retries >= 1
-    assert [render(a) for a in op.application_args] == ["--batch-dir", RESOLVED["batch_dir"], *extra]
+    assert [render(a) for a in op.application_args] == [
+        "--batch-dir", RESOLVED["batch_dir"], "--warehouse", "s3://lake/warehouse", "--format", "delta",
+    ]  # fmt: skip
     assert render(op.properties_file) == RESOLVED["spark_properties"]  # read by spark-submit at run time
     assert op.conf is None  # nothing read at parse time
-    assert render(op.name) == f"redotrail-{stage}-b-000015-000016"
+    assert render(op.name) == "redotrail-batch-b-000015-000016"
 
 
-def test_publish_updates_the_table_assets(pipeline_dag: Any) -> None:
-    outlets = {(a.name, a.uri) for a in pipeline_dag.get_task("publish").outlets}
+def test_publishing_updates_the_table_assets(pipeline_dag: Any) -> None:
+    outlets = {(a.name, a.uri) for a in pipeline_dag.get_task("stages").outlets}
     assert outlets == {
         ("redotrail.changelog", "x-redotrail://lakehouse/changelog"),
         ("redotrail.mirrors", "x-redotrail://lakehouse/mirrors"),
     }
-    assert all(not pipeline_dag.get_task(t).outlets for t in ("decode", "assemble", "validate", "report"))
+    assert all(not pipeline_dag.get_task(t).outlets for t in ("resolve_batch", "report"))
+
+
+def test_batch_job_hands_each_stage_its_own_options() -> None:
+    from spark_jobs.batch import parse_args
+
+    args = parse_args([
+        "--batch-dir", "s3://b/batches/b-1", "--warehouse", "s3://lake/wh", "--format", "delta",
+        "--skip-corrupt", "--range-mb", "8", "--reports-url", "s3://r/", "--catalog-property", "a=1",
+        "--catalog-property", "b=2", "--stages", "publish,decode",
+    ])  # fmt: skip
+    head = ["--batch-dir", "s3://b/batches/b-1"]
+    assert args.stages == ("decode", "publish")  # pipeline order, whatever order was given
+    assert args.stage_argv == {
+        "decode": [*head, "--range-mb", "8", "--skip-corrupt"],
+        "assemble": head,
+        "validate": [*head, "--reports-url", "s3://r/"],
+        "publish": [*head, "--warehouse", "s3://lake/wh", "--format", "delta",
+                    "--catalog-property", "a=1", "--catalog-property", "b=2"],
+    }  # fmt: skip
+    for stage, module in (("decode", "decode"), ("validate", "validate"), ("publish", "publish")):
+        parsed = __import__(f"spark_jobs.{module}", fromlist=["parse_args"]).parse_args(args.stage_argv[stage])
+        assert parsed.batch_dir == "s3://b/batches/b-1"  # each stage's own parser accepts its part
+    with pytest.raises(SystemExit):
+        parse_args(["--batch-dir", "x", "--stages", "decode,publsh"])
 
 
 def test_pipeline_params_accept_a_batch_id_or_a_backfill_range(pipeline_dag: Any) -> None:
