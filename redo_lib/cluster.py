@@ -108,6 +108,8 @@ class Cluster:
                 "AWS_DEFAULT_REGION": "us-east-1",
                 "SPARK_LOCAL_IP": "127.0.0.1",
                 "PYSPARK_PYTHON": sys.executable,
+                # spark-submit and airflow of this environment, however the caller was started
+                "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
                 "TZ": "UTC",
                 "GX_ANALYTICS_ENABLED": "false",
                 "REDOTRAIL_DATA_DIR": str(self.root),
@@ -206,6 +208,15 @@ class Cluster:
         return entry
 
     @property
+    def driver_dir(self) -> Path:
+        """The local dir of the Spark drivers that Airflow's tasks start."""
+        return self.root / "driver" / "local"
+
+    def worker_dirs(self, n: int) -> tuple[Path, Path]:
+        """Spark worker ``n``'s work dir (its executors' files) and local dir (their scratch files)."""
+        return self.root / f"worker{n}" / "work", self.root / f"worker{n}" / "local"
+
+    @property
     def pg_home(self) -> Path:
         """PostgreSQL's folder: ``<root>/postgres``, or, when its unprivileged user cannot reach
         ``root`` (a private temp folder of root's), one of its own named after ``root``."""
@@ -273,7 +284,7 @@ class Cluster:
                                      "--port", str(self.ports["spark"]), "--webui-port", str(self.ports["spark_ui"])],
                     env)  # fmt: skip
         for n in (1, 2):  # separate processes, separate work and local dirs: no shared local disk
-            work, local = self.root / f"worker{n}" / "work", self.root / f"worker{n}" / "local"
+            work, local = self.worker_dirs(n)
             work.mkdir(parents=True, exist_ok=True)
             local.mkdir(parents=True, exist_ok=True)
             self._spawn(f"spark-worker{n}", [spark_class, "org.apache.spark.deploy.worker.Worker", "--host",
@@ -285,7 +296,10 @@ class Cluster:
               self.root / "logs/spark-master.log")  # fmt: skip
 
     def _airflow(self) -> None:
-        env = self.env()
+        # the Spark drivers of the Airflow tasks (client mode) keep their scratch files here, apart
+        # from the workers' dirs (a test empties all of them between runs)
+        self.driver_dir.mkdir(parents=True, exist_ok=True)
+        env = {**self.env(), "SPARK_LOCAL_DIRS": str(self.driver_dir)}
         airflow = str(Path(sys.executable).with_name("airflow"))
         (self.root / "airflow").mkdir(parents=True, exist_ok=True)
         migrate = subprocess.run([airflow, "db", "migrate"], env={**os.environ, **env}, capture_output=True,
