@@ -2,8 +2,11 @@
 
 Each planning call writes the batch rows of the ``LogCatalog`` and
 ``<work>/batches/<batch id>/manifest.json`` as docs/pipeline-contract.md describes it (local folder
-or ``s3://`` prefix). ``previous_batch`` and ``carried_in`` come from the catalog: the batch before
-this one in the chain of scheduled batches, or for a backfill the batch that ended just before it.
+or ``s3://`` prefix): the manifest first, inside the catalog transaction that then writes the rows,
+so a manifest that cannot be written (S3 unreachable) leaves the catalog as it was, and a planned
+batch always has its manifest. ``previous_batch`` and ``carried_in`` come from the catalog: the
+batch before this one in the chain of scheduled batches, or for a backfill the batch that ended
+just before it.
 """
 
 from __future__ import annotations
@@ -118,8 +121,8 @@ def plan_batches(
                 catalog, sel.logs, sel.resetlogs_id, sel.previous, carries=sel.carries,
                 kind=BatchKind.SCHEDULED, work_dir=work_dir, watermark=sel.watermark_scn,
             )  # fmt: skip
+            write_manifest(batch, sel.logs, dictionary, client, capture)  # a failure rolls back
             batch = catalog.put_batch(batch, sel.logs)
-        write_manifest(batch, sel.logs, dictionary, client, capture)
         planned.append(batch)
     return PlanResult(batches=tuple(planned), gaps=sel.gaps, waiting=sel.waiting)
 
@@ -140,13 +143,14 @@ def plan_backfill(
         rid, logs, previous = select_range(catalog.logs(), batches, ranges, resetlogs_id)
         same = next((b for b in batches if b.resetlogs_id == rid and dict(b.ranges) == ranges), None)
         if same is not None:
+            write_manifest(same, logs, dictionary, client, capture)  # a failure rolls back
             batch = catalog.put_batch(dataclasses.replace(same, status=BatchStatus.PLANNED, message=None))
         else:
             new = _new_batch(
                 catalog, logs, rid, previous, carries=True, kind=BatchKind.BACKFILL, work_dir=work_dir
             )  # fmt: skip
+            write_manifest(new, logs, dictionary, client, capture)
             batch = catalog.put_batch(new, logs)
-    write_manifest(batch, logs, dictionary, client, capture)
     return batch
 
 
@@ -155,11 +159,12 @@ def rerun_batch(
     capture: Sequence[str] = (),
 ) -> BatchEntry:  # fmt: skip
     """Set a batch back to ``planned`` and rewrite its manifest (same logs, same previous batch)."""
-    if catalog.get_batch(batch_id) is None:
-        raise LogSetError(f"no batch {batch_id!r} in the log catalog")
-    batch = catalog.set_batch_status(batch_id, BatchStatus.PLANNED)
-    write_manifest(batch, catalog.batch_logs(batch_id), dictionary, client, capture)
-    return batch
+    with catalog.transaction():
+        batch = catalog.get_batch(batch_id)
+        if batch is None:
+            raise LogSetError(f"no batch {batch_id!r} in the log catalog")
+        write_manifest(batch, catalog.batch_logs(batch_id), dictionary, client, capture)
+        return catalog.set_batch_status(batch_id, BatchStatus.PLANNED)
 
 
 MARKERS = ("VALIDATED", "PUBLISHED")  # written by the validate and publish stages

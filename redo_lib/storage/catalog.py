@@ -43,6 +43,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from redo_lib.errors import Position, StorageError
+from redo_lib.storage.s3 import s3_client, s3_failure
 
 
 class LogStatus(enum.StrEnum):
@@ -612,7 +613,7 @@ def split_prefix(url: str) -> tuple[str, str]:
 def list_archive(url: str, client: Any = None, *, page_size: int = 1000) -> Iterator[ListedObject]:
     """Every object under an ``s3://`` prefix (paginated ``ListObjectsV2``), in key order."""
     bucket, prefix = split_prefix(url)
-    client = client or _client()
+    client = client or s3_client()
     pages = {"PageSize": page_size}
     try:
         for page in client.get_paginator("list_objects_v2").paginate(
@@ -627,7 +628,7 @@ def list_archive(url: str, client: Any = None, *, page_size: int = 1000) -> Iter
                     etag=str(item.get("ETag", "")).strip('"'),
                 )
     except Exception as exc:  # botocore ClientError, EndpointConnectionError, ...
-        raise StorageError(f"listing failed: {exc}", position=Position(file=url)) from exc
+        raise StorageError(s3_failure("listing failed", exc, client), position=Position(file=url)) from exc
 
 
 def read_object_head(location: str, size: int, limit: int, client: Any = None) -> bytes:
@@ -635,13 +636,13 @@ def read_object_head(location: str, size: int, limit: int, client: Any = None) -
     if size <= 0:
         return b""
     bucket, key = split_prefix(location)
-    client = client or _client()
+    client = client or s3_client()
     end = min(size, limit) - 1
     try:
         data: bytes = client.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{end}")["Body"].read()
     except Exception as exc:
         raise StorageError(
-            f"ranged GET bytes=0-{end} failed: {exc}", position=Position(file=location)
+            s3_failure(f"ranged GET bytes=0-{end} failed", exc, client), position=Position(file=location)
         ) from exc
     return data
 
@@ -651,7 +652,8 @@ def write_text(location: str, text: str, client: Any = None) -> None:
     try:
         if location.startswith("s3://"):
             bucket, key = split_prefix(location)
-            (client or _client()).put_object(Bucket=bucket, Key=key, Body=text.encode())
+            client = client or s3_client()
+            client.put_object(Bucket=bucket, Key=key, Body=text.encode())
             return
         path = Path(location)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -661,7 +663,7 @@ def write_text(location: str, text: str, client: Any = None) -> None:
     except StorageError:
         raise
     except Exception as exc:
-        raise StorageError(f"write failed: {exc}", position=Position(file=location)) from exc
+        raise StorageError(s3_failure("write failed", exc, client), position=Position(file=location)) from exc
 
 
 def read_text(location: str, client: Any = None) -> str:
@@ -669,11 +671,12 @@ def read_text(location: str, client: Any = None) -> str:
     try:
         if location.startswith("s3://"):
             bucket, key = split_prefix(location)
-            body = (client or _client()).get_object(Bucket=bucket, Key=key)["Body"]
+            client = client or s3_client()
+            body = client.get_object(Bucket=bucket, Key=key)["Body"]
             return bytes(body.read()).decode("utf-8")
         return Path(location).read_text(encoding="utf-8")
     except Exception as exc:
-        raise StorageError(f"read failed: {exc}", position=Position(file=location)) from exc
+        raise StorageError(s3_failure("read failed", exc, client), position=Position(file=location)) from exc
 
 
 def object_exists(location: str, client: Any = None) -> bool:
@@ -681,13 +684,14 @@ def object_exists(location: str, client: Any = None) -> bool:
     if not location.startswith("s3://"):
         return Path(location).exists()
     bucket, key = split_prefix(location)
+    client = client or s3_client()
     try:
-        (client or _client()).head_object(Bucket=bucket, Key=key)
+        client.head_object(Bucket=bucket, Key=key)
     except Exception as exc:
         code = str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
         if code in ("404", "NoSuchKey", "NotFound"):
             return False
-        raise StorageError(f"HEAD failed: {exc}", position=Position(file=location)) from exc
+        raise StorageError(s3_failure("HEAD failed", exc, client), position=Position(file=location)) from exc
     return True
 
 
@@ -696,11 +700,14 @@ def remove_object(location: str, client: Any = None) -> None:
     try:
         if location.startswith("s3://"):
             bucket, key = split_prefix(location)
-            (client or _client()).delete_object(Bucket=bucket, Key=key)
+            client = client or s3_client()
+            client.delete_object(Bucket=bucket, Key=key)
         else:
             Path(location).unlink(missing_ok=True)
     except Exception as exc:
-        raise StorageError(f"delete failed: {exc}", position=Position(file=location)) from exc
+        raise StorageError(
+            s3_failure("delete failed", exc, client), position=Position(file=location)
+        ) from exc
 
 
 def join_location(base: str, *parts: str) -> str:
@@ -708,9 +715,3 @@ def join_location(base: str, *parts: str) -> str:
     if base.startswith("s3://"):
         return "/".join([base.rstrip("/"), *parts])
     return str(Path(base).joinpath(*parts))
-
-
-def _client() -> Any:
-    from redo_lib.storage.s3 import s3_client
-
-    return s3_client()
