@@ -17,6 +17,10 @@ LAYERS = {
     "errors": 0,
     "scn": 0,
     "report": 0,
+    # the Rust core (crates/): the compiled module and its loader; at run time it imports only
+    # redo_lib.errors, so every layer may use it
+    "_native": 0,
+    "native": 0,
     "format": 1,
     "values": 1,
     "dump": 2,

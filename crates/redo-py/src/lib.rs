@@ -1,0 +1,164 @@
+//! `redo_lib._native`: the pyo3 binding of redo-core. Argument conversion, error mapping
+//! (`errors.rs`, the only place that knows about errors) and the hand-off of results; no format
+//! knowledge. Python imports it through `redo_lib/native.py`, which names `./redotrail setup` when
+//! the extension is missing or stale.
+
+mod convert;
+mod errors;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use redo_core::{BigEndian, Endianity, Error, LittleEndian, LogHeader, Policy, Position, RecordReader, Step};
+
+/// Hash of the crates' sources this extension was built from (build.rs; checked by native.py).
+const SOURCE_HASH: &str = env!("REDO_SOURCE_HASH");
+
+fn policy_of(name: &str) -> PyResult<Policy> {
+    match name {
+        "raise" => Ok(Policy::Raise),
+        "skip" => Ok(Policy::Skip),
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!("unknown error policy {other:?}"))),
+    }
+}
+
+/// Blocks 0 and 1 -> the log header as a dict (`parse_log_header` of `format/header.py`).
+#[pyfunction]
+#[pyo3(signature = (data, name=None))]
+fn parse_log_header<'py>(py: Python<'py>, data: &[u8], name: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+    let header = redo_core::parse_log_header(data, name).map_err(|e| errors::to_py(py, &e))?;
+    convert::header(py, &header)
+}
+
+fn walk<'py, E: Endianity>(
+    py: Python<'py>,
+    data: &[u8],
+    header: &LogHeader,
+    first_block: u32,
+    last_block: Option<u32>,
+    policy: Policy,
+    name: Option<&str>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
+    let out = PyList::empty(py);
+    let mut reader = RecordReader::<E>::new(data, header, first_block, last_block, policy, name);
+    loop {
+        match reader.step() {
+            Ok(Step::Record(record)) => out.append(convert::record(py, &record)?)?,
+            Ok(Step::Skipped) => continue,
+            Ok(Step::End) => break,
+            Err(e) => return Err(errors::to_py(py, &e)),
+        }
+    }
+    let damage = PyDict::new(py);
+    let skipped =
+        reader.damage.skipped.iter().map(|e| errors::to_py(py, e).into_value(py)).collect::<Vec<_>>();
+    damage.set_item("skipped", skipped)?;
+    let ranges = reader
+        .damage
+        .corrupt_ranges
+        .iter()
+        .map(|c| convert::corrupt_range(py, c))
+        .collect::<PyResult<Vec<_>>>()?;
+    damage.set_item("corrupt_ranges", ranges)?;
+    Ok((out, damage))
+}
+
+/// The records that start in blocks [first_block, last_block) of a whole log file's bytes, as
+/// plain dicts, and what `policy="skip"` left out: `(records, {"skipped": [RedoError],
+/// "corrupt_ranges": [dict]})`. The same rules as `format.reader.iter_records`; for the
+/// differential tests and tools, not the fast path.
+#[pyfunction]
+#[pyo3(signature = (data, first_block=2, last_block=None, policy="raise", name=None))]
+fn read_records<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    first_block: u32,
+    last_block: Option<u32>,
+    policy: &str,
+    name: Option<&str>,
+) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyDict>)> {
+    let policy = policy_of(policy)?;
+    let probe = &data[..data.len().min(redo_core::HEADER_PROBE_SIZE)];
+    let header = redo_core::parse_log_header(probe, name).map_err(|e| errors::to_py(py, &e))?;
+    if header.big_endian {
+        walk::<BigEndian>(py, data, &header, first_block, last_block, policy, name)
+    } else {
+        walk::<LittleEndian>(py, data, &header, first_block, last_block, policy, name)
+    }
+}
+
+/// Count the records of a range without building Python objects (a quick timing of the reader):
+/// `(records, vectors, skipped)`.
+#[pyfunction]
+#[pyo3(signature = (data, first_block=2, last_block=None, policy="raise", name=None))]
+fn count_records(
+    py: Python<'_>,
+    data: &[u8],
+    first_block: u32,
+    last_block: Option<u32>,
+    policy: &str,
+    name: Option<&str>,
+) -> PyResult<(u64, u64, u64)> {
+    fn count<E: Endianity>(
+        data: &[u8],
+        header: &LogHeader,
+        first: u32,
+        last: Option<u32>,
+        policy: Policy,
+        name: Option<&str>,
+    ) -> Result<(u64, u64, u64), Error> {
+        let mut reader = RecordReader::<E>::new(data, header, first, last, policy, name);
+        let (mut records, mut vectors) = (0u64, 0u64);
+        loop {
+            match reader.step()? {
+                Step::Record(r) => {
+                    records += 1;
+                    vectors += r.vectors.len() as u64;
+                }
+                Step::Skipped => {}
+                Step::End => break,
+            }
+        }
+        Ok((records, vectors, reader.damage.skipped.len() as u64))
+    }
+    let policy = policy_of(policy)?;
+    let result = py.detach(|| {
+        let probe = &data[..data.len().min(redo_core::HEADER_PROBE_SIZE)];
+        let header = redo_core::parse_log_header(probe, name)?;
+        if header.big_endian {
+            count::<BigEndian>(data, &header, first_block, last_block, policy, name)
+        } else {
+            count::<LittleEndian>(data, &header, first_block, last_block, policy, name)
+        }
+    });
+    result.map_err(|e| errors::to_py(py, &e))
+}
+
+/// Raise the Python exception the binding makes of the core error of `kind` (`format`,
+/// `checksum`, ...), positioned at `file`/`block`/`offset`: the test that walks every variant.
+#[pyfunction]
+#[pyo3(signature = (kind, file=None, sequence=None, block=None, offset=None))]
+fn raise_core_error(
+    py: Python<'_>,
+    kind: &str,
+    file: Option<String>,
+    sequence: Option<u32>,
+    block: Option<u32>,
+    offset: Option<u64>,
+) -> PyResult<()> {
+    let position = Position { file, sequence, block, offset };
+    let Some(err) = Error::of_kind(kind, format!("a {kind} error"), position) else {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown error kind {kind:?}")));
+    };
+    Err(errors::to_py(py, &err.with_detail("opcode", "11.2")))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SOURCE_HASH", SOURCE_HASH)?;
+    m.add("ERROR_KINDS", redo_core::error::ERROR_KINDS.to_vec())?;
+    m.add_function(wrap_pyfunction!(parse_log_header, m)?)?;
+    m.add_function(wrap_pyfunction!(read_records, m)?)?;
+    m.add_function(wrap_pyfunction!(count_records, m)?)?;
+    m.add_function(wrap_pyfunction!(raise_core_error, m)?)?;
+    Ok(())
+}
