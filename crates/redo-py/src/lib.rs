@@ -86,6 +86,49 @@ fn read_records<'py>(
     }
 }
 
+/// One record from its bytes (Python `records.parse_record`), as a dict: `lwn` is the LWN it
+/// belongs to as `(number, nst, length, scn, time)` (raw redo time). For single records cut out of
+/// logs (the oracdc data set) and their differential test.
+#[pyfunction]
+#[pyo3(signature = (data, *, big_endian=false, compat_version=0x1300_0000, rba=(1, 2, 16), thread=1, lwn=None))]
+fn parse_record<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    big_endian: bool,
+    compat_version: u32,
+    rba: (u32, u32, u32),
+    thread: u16,
+    lwn: Option<(u16, u16, u32, u64, u32)>,
+) -> PyResult<Bound<'py, PyAny>> {
+    fn parse<'a, E: Endianity>(
+        data: &'a [u8],
+        compat: u32,
+        rba: redo_core::model::Rba,
+        thread: u16,
+        lwn: Option<&redo_core::model::LwnHeader>,
+    ) -> Result<redo_core::model::RedoRecord<'a>, Error> {
+        let layout = redo_core::layout::FileLayout::<E>::new(512, compat);
+        redo_core::records::parse_record(data, rba, thread, &layout, lwn)
+    }
+    let rba = redo_core::model::Rba { seq: rba.0, block: rba.1, offset: rba.2 };
+    let lwn = lwn.map(|(number, nst, length, scn, time)| redo_core::model::LwnHeader {
+        number,
+        nst,
+        length,
+        scn,
+        time,
+    });
+    let record = if big_endian {
+        parse::<BigEndian>(data, compat_version, rba, thread, lwn.as_ref())
+    } else {
+        parse::<LittleEndian>(data, compat_version, rba, thread, lwn.as_ref())
+    };
+    match record {
+        Ok(record) => convert::record(py, &record),
+        Err(e) => Err(errors::to_py(py, &e)),
+    }
+}
+
 /// Count the records of a range without building Python objects (a quick timing of the reader):
 /// `(records, vectors, skipped)`.
 #[pyfunction]
@@ -159,6 +202,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_log_header, m)?)?;
     m.add_function(wrap_pyfunction!(read_records, m)?)?;
     m.add_function(wrap_pyfunction!(count_records, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_record, m)?)?;
     m.add_function(wrap_pyfunction!(raise_core_error, m)?)?;
     Ok(())
 }
