@@ -20,13 +20,15 @@ BUILD_COMMAND = "./redotrail setup"
 
 def source_hash(root: Path = CRATES) -> str:
     """FNV-1a 64 over the sorted relative paths and contents of every ``*.rs``, ``Cargo.toml`` and
-    ``Cargo.lock`` under ``crates/`` (outside ``target/``): the function of ``redo-py/build.rs``."""
+    ``Cargo.lock`` under ``crates/`` (outside ``target/`` and ``fuzz/``): the function of ``redo-py/build.rs``."""
     files = sorted(
         (p.relative_to(root).as_posix(), p)
         for p in root.rglob("*")
         if p.is_file()
         and (p.suffix == ".rs" or p.name in ("Cargo.toml", "Cargo.lock"))
-        and not any(part == "target" or part.startswith(".") for part in p.relative_to(root).parts[:-1])
+        and not any(
+            part in ("target", "fuzz") or part.startswith(".") for part in p.relative_to(root).parts[:-1]
+        )
     )
     h = 0xCBF29CE484222325
     for rel, path in files:

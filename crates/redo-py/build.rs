@@ -1,6 +1,7 @@
 //! Embed a hash of the crates' sources (`SOURCE_HASH`), so `redo_lib/native.py` can tell a stale
 //! extension from a current one: FNV-1a 64 over the sorted relative paths and contents of every
-//! `*.rs`, `Cargo.toml` and `Cargo.lock` under `crates/` (outside `target/`). The same function is
+//! `*.rs`, `Cargo.toml` and `Cargo.lock` under `crates/` (outside `target/` and the
+//! `fuzz/` crate, which the extension does not contain). The same function is
 //! in `redo_lib/native.py`; keep the two in step.
 
 use std::fs;
@@ -12,7 +13,7 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.is_dir() {
-            if name != "target" && !name.starts_with('.') {
+            if name != "target" && name != "fuzz" && !name.starts_with('.') {
                 walk(&path, root, out);
             }
         } else if name.ends_with(".rs") || name == "Cargo.toml" || name == "Cargo.lock" {

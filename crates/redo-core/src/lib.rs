@@ -10,6 +10,7 @@
 pub mod blocks;
 pub mod endian;
 pub mod error;
+pub mod fuzzing;
 pub mod header;
 pub mod layout;
 pub mod model;
