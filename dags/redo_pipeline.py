@@ -51,9 +51,12 @@ def _spark_batch() -> SparkStageOperator:
         task_id="stages",
         application=str(SPARK_JOBS / "batch.py"),
         application_args=[
-            "--batch-dir", _resolved("batch_dir"),
-            "--warehouse", _resolved("warehouse"),
-            "--format", _resolved("table_format"),
+            "--batch-dir",
+            _resolved("batch_dir"),
+            "--warehouse",
+            _resolved("warehouse"),
+            "--format",
+            _resolved("table_format"),
         ],  # fmt: skip
         conn_id="spark_default",
         properties_file=_resolved("spark_properties"),

@@ -112,7 +112,9 @@ def test_batch_job_hands_each_stage_its_own_options() -> None:
                     "--catalog-property", "a=1", "--catalog-property", "b=2"],
     }  # fmt: skip
     for stage, module in (("decode", "decode"), ("validate", "validate"), ("publish", "publish")):
-        parsed = __import__(f"spark_jobs.{module}", fromlist=["parse_args"]).parse_args(args.stage_argv[stage])
+        parsed = __import__(f"spark_jobs.{module}", fromlist=["parse_args"]).parse_args(
+            args.stage_argv[stage]
+        )
         assert parsed.batch_dir == "s3://b/batches/b-1"  # each stage's own parser accepts its part
     with pytest.raises(SystemExit):
         parse_args(["--batch-dir", "x", "--stages", "decode,publsh"])
