@@ -10,7 +10,8 @@ process.
 
 ``run_stage`` runs a stage's body and turns a failure into ``<batch>/report/failure.json``, one line
 on stderr and an exit code (docs/pipeline-contract.md): 1 may pass on retry, 2 (invalid), 3 (refused)
-and 4 (an error in the input) will not.
+and 4 (an error in the input) will not. Passwords in URIs are masked in what it writes
+(:func:`mask_secrets`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
+import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -83,6 +86,32 @@ def build_session(app_name: str, *, master: str | None = None, spark: Any = None
         if key not in submitted:
             builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def check_location(spark: Any, uri: str, what: str) -> None:
+    """Fail before any work when Spark cannot reach ``uri`` (``s3a://``: the S3 endpoint; a probe of
+    the path through the session's Hadoop file system, with its retries): a ``StorageError`` naming
+    ``what``, the URI and, for ``s3a://``, the endpoint. A local path is not probed."""
+    from redo_lib.errors import Position, StorageError
+
+    if local_path(uri) is not None:
+        return
+    jvm = spark._jvm
+    conf = spark._jsparkSession.sessionState().newHadoopConf()
+    started = time.monotonic()
+    try:
+        path = jvm.org.apache.hadoop.fs.Path(uri)
+        path.getFileSystem(conf).exists(path)
+    except Exception as exc:
+        where = ""
+        if uri.startswith("s3a://"):
+            endpoint = conf.get("fs.s3a.endpoint") or "the AWS default"
+            where = f" (S3 endpoint {endpoint}: AWS_ENDPOINT_URL, or fs.s3a.endpoint)"
+        raise StorageError(
+            f"cannot reach {what}{where}, gave up after {time.monotonic() - started:.1f} s of retries: "
+            f"{java_message(exc)}",
+            position=Position(file=uri),
+        ) from exc
 
 
 EXECUTOR_ENV = ROOT / "dist" / "redotrail-executor-env.tar.gz"  # ./redotrail pack
@@ -196,6 +225,17 @@ def configure_catalog(
     if current:  # the catalog may be loaded with the old settings: load it again on next use
         spark._jsparkSession.sessionState().catalogManager().reset()
     return wh
+
+
+def catalog_name(spark: Any) -> str:
+    """How errors name the session's Iceberg catalog ``redotrail``: its URI with the password masked,
+    else its type or implementation."""
+    conf = spark.conf
+    for key in ("uri", "type", "catalog-impl"):
+        value = conf.get(f"{CATALOG_CONF}.{key}", None)
+        if value:
+            return mask_secrets(value) if key == "uri" else f"{key}={value}"
+    return CATALOG
 
 
 def ship_library(spark: Any) -> None:
@@ -430,17 +470,62 @@ def _summary(text: str) -> str:
     return line[:500]
 
 
+_CAUSED_BY = re.compile(r"^\s*Caused by: (.+)$", re.MULTILINE)
+_NAMES_URI = re.compile(r"[a-z][a-z0-9+.-]*://[^\s\"']+", re.IGNORECASE)
+_NAMES_HOST = re.compile(r"\b[a-z0-9][\w.-]*:\d{1,5}\b", re.IGNORECASE)
+
+
+def named_cause(text: str) -> str | None:
+    """The deepest ``Caused by:`` of a Java stack trace (a Spark error's text) that names a URI, else
+    the deepest that names a host:port: what could not be reached, which the top of the trace
+    ("Job aborted ...: Failed to create Parquet file") often does not say. None when none does."""
+    causes = [c.strip() for c in _CAUSED_BY.findall(text)]
+    for pattern in (_NAMES_URI, _NAMES_HOST):
+        named = [c for c in causes if pattern.search(c)]
+        if named:
+            return named[-1][:500]
+    return None
+
+
+def java_message(exc: BaseException) -> str:
+    """One line for an exception: a JVM error raised through py4j as its Java exception says it
+    (``class: message``), anything else as :func:`_summary` of its text."""
+    java = getattr(exc, "java_exception", None)  # py4j.protocol.Py4JJavaError
+    if java is not None:
+        try:
+            return _summary(str(java.toString()))
+        except Exception:  # the JVM is gone
+            pass
+    return _summary(str(exc))
+
+
+_SECRET_VALUE = re.compile(r"(?i)\b((?:password|passwd|pwd|secret[\w.-]*|token)=)[^&;\s\"',)]*[^&;\s\"',):]")
+_URI_PASSWORD = re.compile(r"(://[^/:@\s]+:)[^@/\s]+@")
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with the passwords of URIs masked: ``password=...`` parameters (a JDBC URI's) and
+    ``user:password@`` parts become ``***``."""
+    return _URI_PASSWORD.sub(r"\1***@", _SECRET_VALUE.sub(r"\1***", text))
+
+
 def describe_failure(exc: BaseException) -> dict[str, Any]:
     """What failure.json says about an exception: kind, message, error (one line), position, details,
     retryable and exit code. A ``RedoError`` (raised here, or on an executor through
-    :func:`carry_errors`) is an error in the input and not retryable, except a ``StorageError``."""
+    :func:`carry_errors`) is an error in the input and not retryable, except a ``StorageError``. Any
+    other exception may pass on retry; its message is its one-line summary, with the cause that names
+    a URI or host when that is another (:func:`named_cause`)."""
     from redo_lib.errors import RedoError, StorageError
 
     error = exc.to_dict() | {"error": str(exc)} if isinstance(exc, RedoError) else _carried(str(exc))
     if error is None:
         kind = type(exc).__name__
+        message = _summary(str(exc))
+        cause = named_cause(str(exc))
+        if cause and cause not in message:
+            message = f"{message}; caused by {cause}"
         return {
-            "kind": kind, "message": _summary(str(exc)), "error": f"{kind}: {_summary(str(exc))}",
+            "kind": kind, "message": message, "error": f"{kind}: {message}",
             "position": None, "details": {}, "retryable": True, "exit_code": EXIT_FAILED,
         }  # fmt: skip
     position = {k: v for k, v in (error.get("position") or {}).items() if v is not None}
@@ -463,9 +548,11 @@ def report_failure(
 ) -> int:  # fmt: skip
     """Write ``<batch>/report/failure.json``, print one line to stderr, return ``exit_code``.
 
-    ``published`` names the tables the stage committed before it failed ("nothing" when none)."""
+    ``published`` names the tables the stage committed before it failed ("nothing" when none).
+    Passwords in the message and error are masked (:func:`mask_secrets`)."""
     batch = BatchDir(batch_dir)
-    error = error or message
+    message = mask_secrets(message)
+    error = mask_secrets(error or message)
     doc = {
         "batch_id": batch.name,
         "stage": stage,
@@ -493,10 +580,10 @@ def run_stage(
 ) -> int:
     """Run a stage's body: remove the failure.json of an earlier attempt, and turn an exception into
     failure.json (:func:`report_failure`) and its exit code. ``published`` is read after a failure
-    (publish appends the tables it committed)."""
+    (publish appends the tables it committed). The traceback goes to stderr with passwords masked."""
     try:
         BatchDir(batch_dir).remove(*FAILURE)
         return body()
     except Exception as exc:
-        traceback.print_exc()
+        print(mask_secrets(traceback.format_exc()), end="", file=sys.stderr, flush=True)
         return report_failure(batch_dir, stage, **describe_failure(exc), published=published)

@@ -39,13 +39,19 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from redo_lib.errors import Position, StorageError
 from redo_lib.trail.schema import commit_log_name
 from spark_jobs import mirror
 from spark_jobs.common import (
     DATA,
     BatchDir,
     build_session,
+    catalog_name,
+    check_location,
     configure_catalog,
+    java_message,
+    mask_secrets,
+    named_cause,
     read_trail,
     report_failure,
     run_stage,
@@ -90,11 +96,20 @@ def parse_args(argv: list[str] | None) -> JobArgs:
 
 
 def open_store(args: JobArgs, spark: Any) -> Store:
-    """The tables of the warehouse, written by this session (Iceberg: its catalog configured first)."""
+    """The tables of the warehouse, written by this session (Iceberg: its catalog configured first).
+
+    A warehouse or an Iceberg catalog that cannot be reached fails here, before any work, with a
+    ``StorageError`` naming it (exit 1, may pass on retry; the catalog URI's password masked)."""
+    check_location(spark, spark_warehouse(args.warehouse), "the warehouse")
     if args.format == "delta":
         return DeltaStore(spark, warehouse=spark_warehouse(args.warehouse), namespace=args.namespace)
     warehouse = configure_catalog(spark, args.warehouse, args.catalog_uri, args.catalog_properties)
-    return IcebergStore(spark, warehouse=warehouse, namespace=args.namespace)
+    try:
+        return IcebergStore(spark, warehouse=warehouse, namespace=args.namespace)  # the catalog's first use
+    except Exception as exc:
+        name = catalog_name(spark)
+        reason = mask_secrets(named_cause(str(exc)) or java_message(exc))
+        raise StorageError(f"cannot use the Iceberg catalog: {reason}", position=Position(file=name)) from exc
 
 
 def refusal(batch: BatchDir, manifest: dict[str, Any]) -> str | None:

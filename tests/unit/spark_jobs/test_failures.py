@@ -15,6 +15,7 @@ from spark_jobs.common import (
     EXIT_INPUT_ERROR,
     carry_errors,
     describe_failure,
+    named_cause,
     report_failure,
     run_stage,
 )
@@ -149,3 +150,44 @@ def test_an_invalid_batch_is_reported_without_an_exception(tmp_path: Path) -> No
     assert {k: failure(tmp_path)[k] for k in ("stage", "kind", "error", "position", "retryable")} == {
         "stage": "validate", "kind": "invalid", "error": "2 rules failed", "position": None, "retryable": False,
     }  # fmt: skip
+
+
+def test_a_spark_failure_names_the_cause_that_says_what_was_unreachable() -> None:
+    """The top of a Spark error rarely says what failed; the deepest cause naming a URI does."""
+    text = (
+        "An error occurred while calling o60.sql.\n: org.apache.spark.SparkException: Job aborted due to "
+        "stage failure: ... java.io.UncheckedIOException: Failed to create Parquet file\n\tat org.apache...\n"
+        "Caused by: java.io.UncheckedIOException: Failed to create Parquet file\n\tat org.apache...\n"
+        "Caused by: java.net.ConnectException: getFileStatus on s3a://wh/t/x.parquet: Connect to "
+        "127.0.0.1:9 failed: Connection refused\n\tat org.apache...\n"
+        "Caused by: org.apache.http.conn.HttpHostConnectException: Connect to 127.0.0.1:9 failed: "
+        "Connection refused\nCaused by: java.net.ConnectException: Connection refused\n"
+    )
+    described = describe_failure(RuntimeError(text))
+    assert described["message"] == (
+        "org.apache.spark.SparkException: Job aborted due to stage failure: ... java.io.UncheckedIOException: "
+        "Failed to create Parquet file; caused by java.net.ConnectException: getFileStatus on "
+        "s3a://wh/t/x.parquet: Connect to 127.0.0.1:9 failed: Connection refused"
+    )
+    assert named_cause(text.replace("s3a://wh/t/x.parquet", "a file")) == (
+        "org.apache.http.conn.HttpHostConnectException: Connect to 127.0.0.1:9 failed: Connection refused"
+    )  # no URI: the deepest host:port
+    assert named_cause("java.lang.OutOfMemoryError: Java heap space") is None
+
+
+def test_passwords_in_uris_are_masked_in_the_report_and_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def publish() -> int:
+        raise RuntimeError(
+            "Failed to connect: jdbc:postgresql://db:5432/ice?user=u&password=pw1: refused; "
+            "postgresql://u:pw2@db/x; jdbc:sqlite:/tmp/catalog.db"
+        )
+
+    assert run_stage("publish", tmp_path, publish) == EXIT_FAILED
+    written = (tmp_path / "report" / "failure.json").read_text() + capsys.readouterr().err
+    assert "pw1" not in written and "pw2" not in written
+    assert failure(tmp_path)["message"] == (
+        "Failed to connect: jdbc:postgresql://db:5432/ice?user=u&password=***: refused; "
+        "postgresql://u:***@db/x; jdbc:sqlite:/tmp/catalog.db"
+    )
