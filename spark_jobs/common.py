@@ -9,13 +9,14 @@ and writes the batch's Parquet folders (staged events, trail, open transactions)
 process.
 
 ``run_stage`` runs a stage's body and turns a failure into ``<batch>/report/failure.json``, one line
-on stderr and an exit code (docs/pipeline-contract.md): 1 may pass on retry, 2 (invalid), 3 (refused)
-and 4 (an error in the input) will not. Passwords in URIs are masked in what it writes
-(:func:`mask_secrets`).
+on stderr and an exit code (docs/pipeline-contract.md): 1 may pass on retry, 2 (invalid), 3 (refused),
+4 (an error in the input) and 5 (a pinned jar missing from the JVM: :func:`check_jars`) will not.
+Passwords in URIs are masked in what it writes (:func:`mask_secrets`).
 """
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import json
 import os
@@ -32,10 +33,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULTS = ROOT / "include" / "spark" / "spark-defaults.conf"
+JARS = ROOT / "include" / "jvm" / "jars.txt"  # the pinned jars ./redotrail setup installs
 DATA = ROOT / "data"  # the embedded default's data folder (git-ignored)
 
 EXIT_FAILED = 1  # any other exception: may pass on retry (S3 5xx, a lost executor, an OOM kill)
 EXIT_INPUT_ERROR = 4  # a RedoError on the input (not a StorageError): fails the same way on retry
+EXIT_SETUP = 5  # a pinned jar is missing from the JVM (MissingJarError): run ./redotrail setup
 FAILURE = ("report", "failure.json")
 CARRIED = "redotrail-error "  # marks a RedoError raised on an executor (carry_errors)
 
@@ -65,8 +68,11 @@ def build_session(app_name: str, *, master: str | None = None, spark: Any = None
     """The given session (tests pass theirs), or a new one with the project's defaults.
 
     ``master`` defaults to ``$SPARK_MASTER`` or ``local[*]`` when not launched by spark-submit; under
-    spark-submit, its ``--master`` and ``--conf`` settings win over the defaults file."""
+    spark-submit, its ``--master`` and ``--conf`` settings win over the defaults file. Inside a stage
+    (:func:`run_stage`) the session's JVM must hold every pinned jar (:func:`check_jars`), before the
+    stage does any work."""
     if spark is not None:
+        check_jars(spark)
         return spark
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("TZ", "UTC")
@@ -85,7 +91,81 @@ def build_session(app_name: str, *, master: str | None = None, spark: Any = None
     for key, value in {**spark_defaults(), **s3a_settings(), **executor_env(master)}.items():
         if key not in submitted:
             builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    check_jars(session)
+    return session
+
+
+# A class each pinned jar holds (artifact of include/jvm/jars.txt -> class): loading it through the
+# driver's JVM proves the jar is on its classpath, however it got there (pyspark's jars/ folder, a
+# cluster image, --jars).
+JAR_CLASSES = {
+    "iceberg-spark-runtime-4.1_2.13": "org.apache.iceberg.spark.SparkCatalog",
+    "delta-spark_2.13": "io.delta.sql.DeltaSparkSessionExtension",
+    "delta-storage": "io.delta.storage.LogStore",
+    "hadoop-aws": "org.apache.hadoop.fs.s3a.S3AFileSystem",
+    "bundle": "software.amazon.awssdk.services.s3.S3Client",
+    "analyticsaccelerator-s3": "software.amazon.s3.analyticsaccelerator.S3SeekableInputStreamFactory",
+    "postgresql": "org.postgresql.Driver",
+    "sqlite-jdbc": "org.sqlite.JDBC",
+}
+
+
+class MissingJarError(RuntimeError):
+    """A pinned jar (include/jvm/jars.txt) is not on the JVM's classpath: a setup error, the same on
+    every retry (exit code ``EXIT_SETUP``)."""
+
+    def __init__(self, missing: Sequence[tuple[str, str]]) -> None:
+        self.jars = [spec for spec, _ in missing]
+        named = "; ".join(f"{spec} (class {cls} not found)" for spec, cls in missing)
+        super().__init__(
+            f"the Spark JVM lacks pinned jars of include/jvm/jars.txt: {named}. Run ./redotrail setup "
+            "(it installs them into the venv's pyspark/jars); a cluster gets them through its image "
+            "or --jars"
+        )
+
+
+def pinned_jars(path: Path = JARS) -> list[str]:
+    """The ``group:artifact:version`` entries of include/jvm/jars.txt, in its order."""
+    lines = (line.split("#", 1)[0].split() for line in path.read_text().splitlines())
+    return [fields[0] for fields in lines if fields]
+
+
+def missing_jars(has_class: Callable[[str], bool], path: Path = JARS) -> list[tuple[str, str]]:
+    """(entry, class) of each pinned jar whose class ``has_class`` does not find, in jars.txt order. An
+    entry without a class in ``JAR_CLASSES`` is reported too: the check must know every pinned jar."""
+    out = []
+    for spec in pinned_jars(path):
+        cls = JAR_CLASSES.get(spec.split(":")[1])
+        if cls is None or not has_class(cls):
+            out.append((spec, cls or "unknown: add the jar to spark_jobs.common.JAR_CLASSES"))
+    return out
+
+
+_JARS_CHECKED: dict[str, list[tuple[str, str]]] = {}  # application id -> its missing jars
+_IN_STAGE = contextvars.ContextVar("redotrail_in_stage", default=False)  # set by run_stage
+
+
+def check_jars(spark: Any) -> list[tuple[str, str]]:
+    """The pinned jars whose class does not load in the session's JVM (looked up once per
+    application), as (entry, class); inside a stage (:func:`run_stage`) a ``MissingJarError`` when
+    there is any. Outside one (``spark_jobs/batch.py`` building the session its stages share, a
+    test's session) nothing is raised: the first stage raises it, with its failure.json."""
+    app = spark.sparkContext.applicationId
+    if app not in _JARS_CHECKED:
+        utils = spark._jvm.org.apache.spark.util.Utils
+
+        def has_class(name: str) -> bool:
+            try:
+                utils.classForName(name, False, False)  # the context class loader: --jars too
+            except Exception:  # py4j: java.lang.ClassNotFoundException
+                return False
+            return True
+
+        _JARS_CHECKED[app] = missing_jars(has_class)
+    if _JARS_CHECKED[app] and _IN_STAGE.get():
+        raise MissingJarError(_JARS_CHECKED[app])
+    return list(_JARS_CHECKED[app])
 
 
 def check_location(spark: Any, uri: str, what: str) -> None:
@@ -512,11 +592,17 @@ def mask_secrets(text: str) -> str:
 def describe_failure(exc: BaseException) -> dict[str, Any]:
     """What failure.json says about an exception: kind, message, error (one line), position, details,
     retryable and exit code. A ``RedoError`` (raised here, or on an executor through
-    :func:`carry_errors`) is an error in the input and not retryable, except a ``StorageError``. Any
-    other exception may pass on retry; its message is its one-line summary, with the cause that names
-    a URI or host when that is another (:func:`named_cause`)."""
+    :func:`carry_errors`) is an error in the input and not retryable, except a ``StorageError``; a
+    ``MissingJarError`` is a setup error, not retryable either. Any other exception may pass on retry;
+    its message is its one-line summary, with the cause that names a URI or host when that is another
+    (:func:`named_cause`)."""
     from redo_lib.errors import RedoError, StorageError
 
+    if isinstance(exc, MissingJarError):
+        return {
+            "kind": "missing_jar", "message": str(exc), "error": str(exc), "position": None,
+            "details": {"jars": ", ".join(exc.jars)}, "retryable": False, "exit_code": EXIT_SETUP,
+        }  # fmt: skip
     error = exc.to_dict() | {"error": str(exc)} if isinstance(exc, RedoError) else _carried(str(exc))
     if error is None:
         kind = type(exc).__name__
@@ -581,9 +667,12 @@ def run_stage(
     """Run a stage's body: remove the failure.json of an earlier attempt, and turn an exception into
     failure.json (:func:`report_failure`) and its exit code. ``published`` is read after a failure
     (publish appends the tables it committed). The traceback goes to stderr with passwords masked."""
+    in_stage = _IN_STAGE.set(True)
     try:
         BatchDir(batch_dir).remove(*FAILURE)
         return body()
     except Exception as exc:
         print(mask_secrets(traceback.format_exc()), end="", file=sys.stderr, flush=True)
         return report_failure(batch_dir, stage, **describe_failure(exc), published=published)
+    finally:
+        _IN_STAGE.reset(in_stage)

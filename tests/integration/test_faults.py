@@ -1,6 +1,6 @@
-"""Faults outside Redotrail: an S3 endpoint or a catalog that cannot be reached. Each gives a clear
-error naming what failed, fails fast, and changes nothing, so that a retry once the fault is gone
-does the work exactly once (issue 14).
+"""Faults outside Redotrail: an S3 endpoint or a catalog that cannot be reached, a jar missing from the
+JVM. Each gives a clear error naming what failed, fails fast, and changes nothing, so that a retry
+once the fault is gone does the work exactly once (issue 14).
 
 Real parts: moto_server (tests/fixtures/s3.py), a throwaway PostgreSQL (tests/fixtures/postgres.py),
 Spark in-process (tests/fixtures/spark.py) and ``spark-submit`` subprocesses. "Unreachable" is a TCP
@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import uuid
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,14 @@ from redo_lib.format.writer import LogFileSpec, LogWriter
 from redo_lib.storage.catalog import LogCatalog
 from redo_lib.storage.s3 import S3_CONNECT_TIMEOUT_S, S3_MAX_ATTEMPTS, S3_READ_TIMEOUT_S, s3_client
 from spark_jobs import decode, publish
-from spark_jobs.common import EXIT_FAILED
+from spark_jobs.common import (
+    EXIT_FAILED,
+    EXIT_SETUP,
+    JAR_CLASSES,
+    check_jars,
+    missing_jars,
+    pinned_jars,
+)
 from tests.spark.scenario import batch_one, records, write_batch
 from tests.spark.test_publish import AFTER_ONE, MIRRORS, Tables
 
@@ -348,3 +356,64 @@ def test_publish_with_the_iceberg_catalog_unreachable_publishes_nothing_then_exa
         assert tables.snapshots() == snapshots
     finally:
         tables.close()
+
+
+# -- 3. a missing jar --------------------------------------------------------------------------------
+
+
+def test_every_pinned_jar_is_checked_by_a_class_only_it_holds_and_the_venv_has_them_all(spark: Any) -> None:
+    import pyspark
+
+    probes = {JAR_CLASSES[spec.split(":")[1]].replace(".", "/") + ".class": spec for spec in pinned_jars()}
+    holders: dict[str, list[str]] = {spec: [] for spec in probes.values()}
+    for jar in sorted((Path(pyspark.__file__).parent / "jars").glob("*.jar")):
+        with zipfile.ZipFile(jar) as archive:
+            for member in probes.keys() & set(archive.namelist()):
+                holders[probes[member]].append(jar.name)
+    assert holders == {spec: ["{1}-{2}.jar".format(*spec.split(":"))] for spec in holders}
+    assert check_jars(spark) == []
+    assert missing_jars(lambda cls: cls != JAR_CLASSES["postgresql"]) == [
+        ("org.postgresql:postgresql:42.7.14", "org.postgresql.Driver")
+    ]
+
+
+def spark_home_without(root: Path, jar: str) -> Path:
+    """A SPARK_HOME that is pyspark's of the venv through symlinks, but for one jar of its jars/."""
+    import pyspark
+
+    real = Path(pyspark.__file__).parent
+    home = root / "spark-home"
+    (home / "jars").mkdir(parents=True)
+    for entry in real.iterdir():
+        if entry.name != "jars":
+            (home / entry.name).symlink_to(entry)
+    for path in (real / "jars").iterdir():
+        if path.name != jar:
+            (home / "jars" / path.name).symlink_to(path)
+    assert (real / "jars" / jar).is_file() and not (home / "jars" / jar).exists()
+    return home
+
+
+def test_a_missing_jar_fails_the_batch_before_any_work_naming_the_jar_and_setup(tmp_path: Path) -> None:
+    """spark-submit batch.py from a SPARK_HOME without hadoop-aws, over a local batch that decode
+    could do without it: the first stage stops at the check, exit 5, no retry."""
+    home = spark_home_without(tmp_path, "hadoop-aws-3.4.2.jar")
+    log = tmp_path / f"1_1_{RID}.arc"
+    log.write_bytes(synth_log(1))
+    batch = tmp_path / "batches" / "b-000001-000001"
+    entry = LogEntry(thread=1, sequence=1, resetlogs_id=RID, location=str(log))
+    write_manifest(batch, Manifest(batch_id=batch.name, logs=(entry,)))
+    done, _ = submit(
+        "batch.py", "--batch-dir", str(batch), "--stages", "decode",
+        env={"SPARK_HOME": str(home)}, spark_submit=str(home / "bin" / "spark-submit"),
+    )  # fmt: skip
+    assert done.returncode == EXIT_SETUP, done.stdout[-3000:]
+    failure = json.loads((batch / "report" / "failure.json").read_text())
+    assert (failure["stage"], failure["kind"], failure["retryable"]) == ("decode", "missing_jar", False)
+    assert failure["details"] == {"jars": "org.apache.hadoop:hadoop-aws:3.4.2"}
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("decode b-000001-000001 failed: ")]
+    assert (
+        "org.apache.hadoop:hadoop-aws:3.4.2 (class org.apache.hadoop.fs.s3a.S3AFileSystem not found)" in line
+    )
+    assert "Run ./redotrail setup" in line and "do not retry" in line, line
+    assert not (batch / "staging").exists()  # nothing decoded

@@ -13,6 +13,8 @@ from redo_lib.errors import ChecksumError, LogSetError, Position, StorageError
 from spark_jobs.common import (
     EXIT_FAILED,
     EXIT_INPUT_ERROR,
+    EXIT_SETUP,
+    MissingJarError,
     carry_errors,
     describe_failure,
     named_cause,
@@ -173,6 +175,19 @@ def test_a_spark_failure_names_the_cause_that_says_what_was_unreachable() -> Non
         "org.apache.http.conn.HttpHostConnectException: Connect to 127.0.0.1:9 failed: Connection refused"
     )  # no URI: the deepest host:port
     assert named_cause("java.lang.OutOfMemoryError: Java heap space") is None
+
+
+def test_a_missing_jar_is_a_setup_error_and_not_retried(tmp_path: Path) -> None:
+    def decode() -> int:
+        raise MissingJarError(
+            [("org.apache.hadoop:hadoop-aws:3.4.2", "org.apache.hadoop.fs.s3a.S3AFileSystem")]
+        )
+
+    assert run_stage("decode", tmp_path, decode) == EXIT_SETUP
+    doc = failure(tmp_path)
+    assert (doc["kind"], doc["retryable"], doc["exit_code"]) == ("missing_jar", False, EXIT_SETUP)
+    assert doc["details"] == {"jars": "org.apache.hadoop:hadoop-aws:3.4.2"}
+    assert "Run ./redotrail setup" in doc["error"]
 
 
 def test_passwords_in_uris_are_masked_in_the_report_and_the_line(
