@@ -40,7 +40,7 @@ from redo_lib.assembly.rows import count_row_change
 from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import DictionaryError, ErrorPolicy, LogSetError, Position
-from redo_lib.pipeline import decode_range, open_source, read_header, reconcile
+from redo_lib.pipeline import decode_range_arrow, open_source, read_header, reconcile
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions, TrailEmitter
 from redo_lib.trail.schema import commit_log_name, to_row, trail_schema
@@ -201,28 +201,13 @@ def event_from_row(row: dict[str, Any]) -> ChangeEvent:
 
 @cache
 def events_schema() -> Any:
+    """The change events' schema: defined once, in the Rust core (``crates/redo-core/src/arrow.rs``,
+    which builds the events), and taken from it here through the Arrow PyCapsule interface."""
     import pyarrow as pa
 
-    col = pa.struct([pa.field("col", pa.int32(), nullable=False), pa.field("value", pa.binary())])
-    ints = ["kind", "usn", "slot", "sqn", "thread", "seq", "block", "offset", "scn", "subscn", "time",
-            "vector", "obj", "dataobj", "undo_op", "redo_op", "bdba", "row_slot", "fb", "undo_fb",
-            "supp_fb", "supp_op", "supp_bdba", "supp_slot"]  # fmt: skip
-    fields = [pa.field(name, pa.int64(), nullable=name == "supp_fb") for name in ints]
-    fields += [
-        pa.field("before", pa.list_(col)),
-        pa.field("after", pa.list_(col)),
-        pa.field("supp_columns", pa.list_(col)),
-        pa.field(
-            "rows",
-            pa.list_(pa.struct([pa.field("slot", pa.int32()), pa.field("values", pa.list_(pa.binary()))])),
-        ),
-        pa.field("ddl_text", pa.string()),
-        pa.field("ddl_schema", pa.string()),
-        pa.field("lob_id", pa.binary()),  # LOB pieces (kind LOB): LOB id, page number, page data
-        pa.field("lob_page", pa.int64()),
-        pa.field("lob_data", pa.binary()),
-    ]
-    return pa.schema(fields)
+    from redo_lib.native import native
+
+    return pa.schema(native.events_schema())
 
 
 def write_events(events: Iterable[ChangeEvent], path: str | os.PathLike[str], *, chunk: int = 50_000) -> int:
@@ -260,21 +245,22 @@ def read_events(path: str | os.PathLike[str]) -> Iterator[ChangeEvent]:
                 yield event_from_row(row)
 
 
-def _decoded_events(unit: Unit, policy_name: str) -> tuple[Iterator[ChangeEvent], dict[str, Any]]:
-    """The unit's events (a stream) and its result document, whose counters are complete once the
-    stream is exhausted: ``{"unit", "events", "report", "decoded"}`` (JSON-able)."""
+def _decoded_batches(unit: Unit, policy_name: str) -> tuple[Iterator[Any], dict[str, Any]]:
+    """The unit's events as record batches of ``events_schema()`` (a stream) and its result
+    document, whose counters are complete once the stream is exhausted: ``{"unit", "events",
+    "report", "decoded"}`` (JSON-able)."""
     report = DecodeReport()
-    events = decode_range(
-        unit.location, unit.first_block, unit.last_block, policy=ErrorPolicy(policy_name), report=report
-    )
     decoded: Counter[tuple[int, str]] = Counter()
+    batches = decode_range_arrow(
+        unit.location, unit.first_block, unit.last_block, policy=ErrorPolicy(policy_name), report=report,
+        row_changes=decoded,
+    )  # fmt: skip
     result: dict[str, Any] = {"unit": asdict(unit), "events": 0}
 
-    def counting() -> Iterator[ChangeEvent]:
-        for event in events:
-            count_row_change(decoded, event)
-            result["events"] += 1
-            yield event
+    def counting() -> Iterator[Any]:
+        for batch in batches:
+            result["events"] += batch.num_rows
+            yield batch
         result["report"] = report.to_dict()
         result["decoded"] = [[obj, op, c] for (obj, op), c in sorted(decoded.items())]
 
@@ -284,8 +270,18 @@ def _decoded_events(unit: Unit, policy_name: str) -> tuple[Iterator[ChangeEvent]
 def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise") -> dict[str, Any]:
     """Decode one unit into ``staging/events/<unit>.parquet`` of a local batch folder (the
     single-process path; the Spark stage uses :func:`decode_arrow`); return its counters."""
-    events, result = _decoded_events(unit, policy_name)
-    write_events(events, Path(batch_dir) / "staging" / "events" / f"{unit.name}.parquet")
+    import pyarrow.parquet as pq
+
+    batches, result = _decoded_batches(unit, policy_name)
+    target = Path(batch_dir) / "staging" / "events" / f"{unit.name}.parquet"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    with pq.ParquetWriter(tmp, events_schema()) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+        if not result["events"]:
+            writer.write_table(events_schema().empty_table())
+    tmp.replace(target)
     return result
 
 
@@ -320,15 +316,14 @@ def decode_arrow(batches: Iterable[Any], policy_name: str = "raise", *, chunk: i
     schema = decode_schema()
     for batch in batches:
         for row in batch.to_pylist():
-            events, result = _decoded_events(Unit(**{k: row[k] for k in UNIT_FIELDS}), policy_name)
-            rows: list[dict[str, Any]] = []
-            for event in events:
-                rows.append(event_to_row(event))
-                if len(rows) >= chunk:
-                    yield pa.RecordBatch.from_pylist(rows, schema=schema)
-                    rows = []
-            rows.append({UNIT_RESULT: json.dumps(result)})
-            yield pa.RecordBatch.from_pylist(rows, schema=schema)
+            events, result = _decoded_batches(Unit(**{k: row[k] for k in UNIT_FIELDS}), policy_name)
+            for events_batch in events:
+                # the core's batches, their columns taken as they are: no row passes through Python
+                for start in range(0, events_batch.num_rows, chunk):
+                    part = events_batch.slice(start, chunk)
+                    columns = [*part.columns, pa.nulls(part.num_rows, pa.string())]
+                    yield pa.RecordBatch.from_arrays(columns, schema=schema)
+            yield pa.RecordBatch.from_pylist([{UNIT_RESULT: json.dumps(result)}], schema=schema)
 
 
 # ---------------------------------------------------------------------------------------------

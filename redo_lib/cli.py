@@ -131,18 +131,34 @@ def _stats_text(header: LogHeader, name: str, report: DecodeReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+STATS_RANGE_BYTES = 16 << 20  # the range `stats` decodes between two moves of the progress bar
+
+
 def cmd_stats(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Count records and change vectors by opcode (and by VLD); --skip-corrupt reports damage."""
     parser = _log_parser("stats", cmd_stats.__doc__ or "")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--progress", action="store_true", help="progress bar on stderr even when not a tty")
     args = parser.parse_args(argv)
+    from redo_lib.pipeline import decode_range_arrow  # the Rust core; keeps `dump` start-up lean
+
     source, header = _open(args.log)
     report = DecodeReport()
     progress = Progress(header.nab, err) if args.progress or err.isatty() else None
+    policy = ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE
+    end = header.nab if header.nab != 0xFFFFFFFF else max(source.size // header.block_size, 2)
+    stop = end if args.last_block is None else min(args.last_block, end)
+    step = max(STATS_RANGE_BYTES // header.block_size, 1)
     with source:
-        for _ in _with_progress(_records(args, source, header, report), progress):
-            pass
+        # block ranges (each record once, redo-format §3.1) so the progress bar moves
+        for first in range(max(args.first_block, 2), max(stop, 3), step):
+            last = min(first + step, stop) if args.last_block is not None or first + step < stop else None
+            for _ in decode_range_arrow(source, first, last, policy=policy, report=report):
+                pass
+            if progress is not None:
+                progress.update(min(first + step, stop))
+        if progress is not None:
+            progress.close()
     if args.json:
         doc = {"log": source.name, "thread": header.thread, "sequence": header.sequence, **report.to_dict()}
         out.write(json.dumps(doc, indent=2) + "\n")

@@ -113,6 +113,21 @@ class DecodeReport:
         self.opaque_by_category.update(opaque)
         self.lobs.update(lobs)
 
+    def add_counts(self, counts: dict[str, Any]) -> None:
+        """Add the counts of a range decoded by the Rust core (``native.decode_events``): records,
+        bytes, ``(key, n)`` pairs per counter, the skipped errors and the damaged ranges."""
+        self.records += counts["records"]
+        self.bytes += counts["bytes"]
+        self.records_by_vld.update(dict(counts["records_by_vld"]))
+        self.records_by_opcode.update(dict(counts["records_by_opcode"]))
+        self.vectors_by_opcode.update(dict(counts["vectors_by_opcode"]))
+        self.opaque_by_category.update(dict(counts["opaque_by_category"]))
+        self.lobs.update(dict(counts["lobs"]))
+        for error in counts["skipped"]:
+            self.add_skipped(error)
+        for rng in counts["corrupt_ranges"]:
+            self.add_corrupt_range(**{k: v for k, v in rng.items() if k != "__type__"})
+
     def add_skipped(self, error: RedoError) -> None:
         """Record an item left out because of ``error`` (its position, kind and message)."""
         self.skipped.append(Skipped(position=error.position, kind=error.kind, message=error.message))

@@ -410,3 +410,14 @@ def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
                 obj=body.obj or 0, ddl_text=body.text, ddl_schema=body.schema, **_event_base(record, vec),
             )  # fmt: skip
         i += 1
+
+
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def events_from_arrow(batch: Any) -> Iterator[ChangeEvent]:
+    """The events of a record batch of ``events_schema()`` (time in microseconds since the epoch,
+    as the decode writes it), as ``ChangeEvent`` values."""
+    for row in batch.to_pylist():
+        row["time"] = _EPOCH + dt.timedelta(microseconds=row["time"])
+        yield ChangeEvent.from_row(row)

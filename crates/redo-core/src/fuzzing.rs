@@ -13,9 +13,12 @@ fn walk<E: Endianity>(data: &[u8], first: u32, last: Option<u32>, policy: Policy
     // every step consumes at least 4 bytes or one block: a bound far above any real walk
     for _ in 0..(data.len() + 16) {
         match reader.step() {
-            Ok(Step::Record(r)) => n += r.vectors.len() + 1,
+            Ok(Step::Record(r)) => {
+                n += r.vectors.len() + 1;
+                crate::events::for_each_event(&r, |e| n += e.before.len() + e.after.len() + e.rows.len());
+            }
             Ok(Step::Skipped) => {}
-            Ok(Step::End) | Err(_) => return n,
+            Ok(Step::End | Step::NeedData) | Err(_) => return n,
         }
     }
     panic!("the walk did not end within {} steps", data.len() + 16);

@@ -7,9 +7,12 @@
 //! an [`Error`] with file, block and offset.
 #![forbid(unsafe_code)]
 
+pub mod arrow;
 pub mod blocks;
+pub mod decode;
 pub mod endian;
 pub mod error;
+pub mod events;
 pub mod fuzzing;
 pub mod header;
 pub mod layout;
@@ -17,6 +20,7 @@ pub mod model;
 pub mod ops;
 pub mod reader;
 pub mod records;
+pub mod tally;
 pub mod vectors;
 
 pub use endian::{BigEndian, EndianSlice, Endianity, LittleEndian};

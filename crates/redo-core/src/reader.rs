@@ -67,6 +67,9 @@ pub enum Step<'r> {
     /// A record was left out under `Policy::Skip` (it is in `damage`); call `step` again.
     Skipped,
     End,
+    /// The input is a window of the log (`RecordReader::window`) that ends before what the walk
+    /// needs next: the blocks [`RecordReader::need`]. Read a wider window and walk again.
+    NeedData,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -91,6 +94,8 @@ struct Config {
     available: u32,
     /// the input ends inside a block
     partial: bool,
+    /// the input is a window that ends before the log does: running out of it is `NeedData`
+    more: bool,
     checksums: bool,
 }
 
@@ -126,6 +131,8 @@ fn damaged(
 /// Walks the records that start in blocks [first_block, last_block) of one log held in memory.
 pub struct RecordReader<'a, E: Endianity> {
     data: &'a [u8],
+    /// the block `data` starts with (0: the whole file)
+    base: u32,
     layout: FileLayout<E>,
     cfg: Config,
     walk: Walk,
@@ -134,6 +141,8 @@ pub struct RecordReader<'a, E: Endianity> {
     scratch: Vec<u8>,
     /// what `Policy::Skip` left out so far
     pub damage: Damage,
+    /// after `Step::NeedData`: the blocks [from, to) the window must hold (`to` 0: up to the end)
+    pub need: Option<(u32, u32)>,
 }
 
 impl<'a, E: Endianity> RecordReader<'a, E> {
@@ -147,13 +156,31 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
         policy: Policy,
         name: Option<&str>,
     ) -> Self {
+        Self::window(data, 0, false, header, first_block, last_block, policy, name)
+    }
+
+    /// The same walk over a window of the log: `data` holds the file from block `base` on (the
+    /// LWN look-back before `first_block` included), and, when `more`, the file goes on after it.
+    /// Running out of such a window is `Step::NeedData` with `need` set, never a truncation: the
+    /// caller reads a wider window and walks again, so the result is the whole file's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn window(
+        data: &'a [u8],
+        base: u32,
+        more: bool,
+        header: &LogHeader,
+        first_block: u32,
+        last_block: Option<u32>,
+        policy: Policy,
+        name: Option<&str>,
+    ) -> Self {
         let layout = FileLayout::<E>::new(header.block_size as usize, header.compat_version);
         let size = layout.block_size;
-        let end = if header.nab != 0xFFFF_FFFF { header.nab } else { ((data.len() / size) as u32).max(2) };
+        let total = base as u64 * size as u64 + data.len() as u64;
+        let end = if header.nab != 0xFFFF_FFFF { header.nab } else { ((total / size as u64) as u32).max(2) };
         let stop = last_block.map_or(end, |l| l.min(end));
-        let first = first_block.max(2);
-        let fed =
-            (data.len() as u64).min(end as u64 * size as u64).saturating_sub(first as u64 * size as u64);
+        let first = first_block.max(2).max(base);
+        let fed = total.min(end as u64 * size as u64).saturating_sub(first as u64 * size as u64);
         let cfg = Config {
             name: name.map(str::to_owned),
             sequence: header.sequence,
@@ -163,6 +190,7 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
             limit: stop,
             available: first + (fed / size as u64) as u32,
             partial: fed % size as u64 != 0,
+            more,
             checksums: true,
         };
         let mut walk = Walk {
@@ -172,14 +200,20 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
             lwn_end: first,
             done: first >= stop,
         };
+        let mut need = None;
         if first > 2 && first < stop {
-            if let Some((lwn, k)) = find_lwn::<E>(data, header, &layout, first) {
-                walk.lwn = Some(lwn);
-                walk.lwn_end = k.saturating_add(lwn.length);
+            match find_lwn_in::<E>(data, base, header, &layout, first) {
+                Ok(Some((lwn, k))) => {
+                    walk.lwn = Some(lwn);
+                    walk.lwn_end = k.saturating_add(lwn.length);
+                }
+                Ok(None) => {}
+                Err(from) => need = Some((from, 0)),
             }
         }
         RecordReader {
             data,
+            base,
             layout,
             cfg,
             walk,
@@ -187,6 +221,7 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
             bad: HashMap::new(),
             scratch: Vec::new(),
             damage: Damage::default(),
+            need,
         }
     }
 
@@ -198,7 +233,7 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
 
     fn block(&self, b: u32) -> &'a [u8] {
         let size = self.layout.block_size;
-        let start = b as usize * size;
+        let start = (b - self.base) as usize * size;
         &self.data[start..start + size]
     }
 
@@ -278,6 +313,9 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
     /// The next record, `Skipped` (damage counted under `Policy::Skip`) or `End`.
     pub fn step(&mut self) -> Result<Step<'_>> {
         let size = self.layout.block_size;
+        if self.need.is_some() {
+            return Ok(Step::NeedData);
+        }
         loop {
             if self.walk.done {
                 return Ok(Step::End);
@@ -288,6 +326,10 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
                 return Ok(Step::End);
             }
             if blk >= self.cfg.available {
+                if self.cfg.more {
+                    self.need = Some((blk, blk + 1));
+                    return Ok(Step::NeedData);
+                }
                 self.close()?;
                 return Ok(Step::End);
             }
@@ -348,6 +390,10 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
                 damaged(&self.cfg, &mut self.walk, &mut self.damage, error, (blk, off), end, None)?;
                 continue;
             }
+            if last >= self.cfg.available && self.cfg.more {
+                self.need = Some((blk, last + 1));
+                return Ok(Step::NeedData);
+            }
             if last >= self.cfg.available {
                 // the input stopped inside this record (Python: pending, then close())
                 self.walk.done = true;
@@ -394,7 +440,7 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
                 let mut b = blk + 1;
                 while left > 0 {
                     let take = left.min(size - BLOCK_HEADER_SIZE);
-                    let start = b as usize * size + BLOCK_HEADER_SIZE;
+                    let start = (b - self.base) as usize * size + BLOCK_HEADER_SIZE;
                     self.scratch.extend_from_slice(&self.data[start..start + take]);
                     left -= take;
                     b += 1;
@@ -435,15 +481,32 @@ pub fn find_lwn<E: Endianity>(
     layout: &FileLayout<E>,
     block: u32,
 ) -> Option<(LwnHeader, u32)> {
+    find_lwn_in(data, 0, header, layout, block).ok().flatten()
+}
+
+/// [`find_lwn`] over a window holding the file from block `base` on; `Err(lo)` when the look-back
+/// reaches block `lo` below the window.
+pub fn find_lwn_in<E: Endianity>(
+    data: &[u8],
+    base: u32,
+    header: &LogHeader,
+    layout: &FileLayout<E>,
+    block: u32,
+) -> std::result::Result<Option<(LwnHeader, u32)>, u32> {
     let size = layout.block_size;
     let mut window = header.largest_lwn.max(1) as u64;
     let mut hi = block as u64 + 1;
+    let base = base as u64;
     while hi > 2 {
         let lo = 2u64.max(hi.saturating_sub(window));
-        let whole = (data.len() / size) as u64; // blocks wholly in the file
+        if lo < base {
+            return Err(lo as u32);
+        }
+        let whole = base + (data.len() / size) as u64; // blocks wholly in the file
         let top = hi.min(whole.max(lo));
         for k in (lo..top).rev() {
-            let blk = &data[k as usize * size..(k as usize + 1) * size];
+            let at = (k - base) as usize * size;
+            let blk = &data[at..at + size];
             let h = EndianSlice::<E>::new(blk);
             let word = h.u16(12).unwrap_or(0) & 0x7FFF;
             if word as usize != BLOCK_HEADER_SIZE || blk[20] & VLD_LWN == 0 {
@@ -455,10 +518,10 @@ pub fn find_lwn<E: Endianity>(
             let Ok(lwn) = parse_lwn_header::<E>(&blk[16..], Position::block(k as u32, 16)) else {
                 continue;
             };
-            return if k + lwn.length as u64 > block as u64 { Some((lwn, k as u32)) } else { None };
+            return Ok(if k + lwn.length as u64 > block as u64 { Some((lwn, k as u32)) } else { None });
         }
         hi = lo;
         window = window.saturating_mul(4);
     }
-    None
+    Ok(None)
 }

@@ -3,11 +3,13 @@
 //! knowledge. Python imports it through `redo_lib/native.py`, which names `./redotrail setup` when
 //! the extension is missing or stale.
 
+mod arrow;
 mod convert;
 mod errors;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::IntoPyObjectExt;
 use redo_core::{BigEndian, Endianity, Error, LittleEndian, LogHeader, Policy, Position, RecordReader, Step};
 
 /// Hash of the crates' sources this extension was built from (build.rs; checked by native.py).
@@ -44,7 +46,7 @@ fn walk<'py, E: Endianity>(
         match reader.step() {
             Ok(Step::Record(record)) => out.append(convert::record(py, &record)?)?,
             Ok(Step::Skipped) => continue,
-            Ok(Step::End) => break,
+            Ok(Step::End | Step::NeedData) => break,
             Err(e) => return Err(errors::to_py(py, &e)),
         }
     }
@@ -158,7 +160,7 @@ fn count_records(
                     vectors += r.vectors.len() as u64;
                 }
                 Step::Skipped => {}
-                Step::End => break,
+                Step::End | Step::NeedData => break,
             }
         }
         Ok((records, vectors, reader.damage.skipped.len() as u64))
@@ -174,6 +176,87 @@ fn count_records(
         }
     });
     result.map_err(|e| errors::to_py(py, &e))
+}
+
+/// The events schema (`redo_core::arrow::events_schema`, the single definition): an object with
+/// `__arrow_c_schema__`, for `pyarrow.schema(...)`.
+#[pyfunction]
+fn events_schema() -> arrow::ArrowSchema {
+    arrow::ArrowSchema::new(redo_core::arrow::events_schema())
+}
+
+fn tally_dict<'py>(py: Python<'py>, d: &redo_core::decode::Decoded) -> PyResult<Bound<'py, PyDict>> {
+    let t = &d.tally;
+    let out = PyDict::new(py);
+    out.set_item("events", d.events)?;
+    out.set_item("records", t.records)?;
+    out.set_item("bytes", t.bytes)?;
+    out.set_item("records_by_vld", t.records_by_vld.iter().collect::<Vec<_>>())?;
+    out.set_item("records_by_opcode", t.records_by_opcode.iter().collect::<Vec<_>>())?;
+    out.set_item("vectors_by_opcode", t.vectors_by_opcode.iter().collect::<Vec<_>>())?;
+    out.set_item("opaque_by_category", t.opaque_by_category.iter().collect::<Vec<_>>())?;
+    out.set_item("lobs", t.lobs.iter().collect::<Vec<_>>())?;
+    out.set_item(
+        "row_changes",
+        d.row_changes.iter().map(|((obj, op), n)| (*obj, *op, *n)).collect::<Vec<_>>(),
+    )?;
+    let skipped = d.damage.skipped.iter().map(|e| errors::to_py(py, e).into_value(py)).collect::<Vec<_>>();
+    out.set_item("skipped", skipped)?;
+    let ranges = d
+        .damage
+        .corrupt_ranges
+        .iter()
+        .map(|c| convert::corrupt_range(py, c))
+        .collect::<PyResult<Vec<_>>>()?;
+    out.set_item("corrupt_ranges", ranges)?;
+    Ok(out)
+}
+
+/// Change events of the records that start in blocks [first_block, last_block) of one log, from a
+/// window of its bytes: `data` holds the file from block `base` on (`header` its blocks 0 and 1,
+/// `data` itself when `base` is 0); `more` when the file goes on after the window. Returns
+/// `("done", [ArrowBatch], counts)` (batches of at most `chunk` events; `counts` the report's
+/// counters, the row changes by (object, operation), the skipped errors and damaged ranges), or
+/// `("need", from_block, to_block)` when the window must be wider (`to_block` 0: to the end).
+/// Runs without the GIL.
+#[pyfunction]
+#[pyo3(signature = (data, *, header=None, base=0, more=false, first_block=2, last_block=None, policy="raise", name=None, chunk=8192))]
+#[allow(clippy::too_many_arguments)]
+fn decode_events<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    header: Option<&[u8]>,
+    base: u32,
+    more: bool,
+    first_block: u32,
+    last_block: Option<u32>,
+    policy: &str,
+    name: Option<&str>,
+    chunk: usize,
+) -> PyResult<Bound<'py, PyTuple>> {
+    use redo_core::decode::{decode_window, Outcome, Range};
+    let policy = policy_of(policy)?;
+    let probe = header.unwrap_or(data);
+    let probe = &probe[..probe.len().min(redo_core::HEADER_PROBE_SIZE)];
+    let outcome = py.detach(|| {
+        let header = redo_core::parse_log_header(probe, name)?;
+        let range = Range { first_block, last_block, policy, name };
+        decode_window(data, base, more, &header, range, chunk)
+    });
+    match outcome.map_err(|e| errors::to_py(py, &e))? {
+        Outcome::NeedData(from, to) => PyTuple::new(
+            py,
+            ["need".into_bound_py_any(py)?, from.into_bound_py_any(py)?, to.into_bound_py_any(py)?],
+        ),
+        Outcome::Done(decoded) => {
+            let counts = tally_dict(py, &decoded)?;
+            let batches = PyList::empty(py);
+            for batch in decoded.batches {
+                batches.append(Bound::new(py, arrow::ArrowBatch::new(batch))?)?;
+            }
+            PyTuple::new(py, ["done".into_bound_py_any(py)?, batches.into_any(), counts.into_any()])
+        }
+    }
 }
 
 /// Raise the Python exception the binding makes of the core error of `kind` (`format`,
@@ -204,5 +287,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_records, m)?)?;
     m.add_function(wrap_pyfunction!(parse_record, m)?)?;
     m.add_function(wrap_pyfunction!(raise_core_error, m)?)?;
+    m.add_function(wrap_pyfunction!(events_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_events, m)?)?;
+    m.add_class::<arrow::ArrowBatch>()?;
+    m.add_class::<arrow::ArrowSchema>()?;
     Ok(())
 }

@@ -152,3 +152,84 @@ def assert_same(
     diff = first_difference(py, rs)
     assert diff is None, f"{name} [{first}, {last}) {policy.name}: python != rust at {diff}"
     return py
+
+
+# ---------------------------------------------------------------------------------------------
+# Change events: Python reader + assembly.events against the Rust core's Arrow batches
+
+
+def python_events(
+    data: bytes, first: int = 2, last: int | None = None, policy: ErrorPolicy = ErrorPolicy.RAISE,
+    name: str = "log",
+) -> dict[str, Any]:  # fmt: skip
+    """Events (as Arrow rows), the report and the row-change counts of the Python reader."""
+    from collections import Counter
+
+    from redo_lib.assembly.events import iter_events
+    from redo_lib.assembly.rows import count_row_change
+    from redo_lib.batches import event_to_row
+
+    report = DecodeReport()
+    rows: list[Any] = []
+    decoded: Counter[tuple[int, str]] = Counter()
+    error = None
+    try:
+        header = parse_log_header(data[:HEADER_PROBE_SIZE], name)
+        for record in iter_records(_Source(data, name), header, first, last, policy=policy, report=report):
+            for event in iter_events(record):
+                count_row_change(decoded, event)
+                rows.append(event_to_row(event))
+    except RedoError as exc:
+        error = error_shape(exc)
+        rows, decoded, report = [], Counter(), DecodeReport()
+    return {"events": rows, "report": report.to_dict(), "decoded": sorted(decoded.items()), "error": error}
+
+
+def rust_events(
+    data: bytes, first: int = 2, last: int | None = None, policy: ErrorPolicy = ErrorPolicy.RAISE,
+    name: str = "log", tail_bytes: int | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The same through ``pipeline.decode_range_arrow`` (windowed reads, the Rust core, Arrow)."""
+    from collections import Counter
+
+    import pyarrow as pa
+
+    from redo_lib.batches import events_schema
+    from redo_lib.pipeline import TAIL_BYTES, decode_range_arrow
+
+    report = DecodeReport()
+    decoded: Counter[tuple[int, str]] = Counter()
+    rows: list[Any] = []
+    error = None
+    try:
+        batches = list(
+            decode_range_arrow(
+                _Source(data, name),
+                first,
+                last,
+                policy=policy,
+                report=report,
+                row_changes=decoded,
+                tail_bytes=tail_bytes or TAIL_BYTES,
+                chunk=97,
+            )  # fmt: skip
+        )
+        for batch in batches:
+            assert batch.schema.equals(events_schema()) and batch.num_rows <= 97
+        rows = pa.Table.from_batches(batches, schema=events_schema()).to_pylist()
+    except RedoError as exc:
+        error = error_shape(exc)
+        rows, decoded, report = [], Counter(), DecodeReport()
+    return {"events": rows, "report": report.to_dict(), "decoded": sorted(decoded.items()), "error": error}
+
+
+def assert_same_events(
+    data: bytes, first: int = 2, last: int | None = None, policy: ErrorPolicy = ErrorPolicy.RAISE,
+    name: str = "log", tail_bytes: int | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Rust == Python on the events, the report and the row changes of one input and range."""
+    py = python_events(data, first, last, policy, name)
+    rs = rust_events(data, first, last, policy, name, tail_bytes)
+    diff = first_difference(py, rs)
+    assert diff is None, f"{name} [{first}, {last}) {policy.name}: python != rust at {diff}"
+    return py
