@@ -131,11 +131,21 @@ def pinned_jars(path: Path = JARS) -> list[str]:
     return [fields[0] for fields in lines if fields]
 
 
-def missing_jars(has_class: Callable[[str], bool], path: Path = JARS) -> list[tuple[str, str]]:
+def missing_jars(
+    has_class: Callable[[str], bool], path: Path = JARS, optional: str | None = None
+) -> list[tuple[str, str]]:
     """(entry, class) of each pinned jar whose class ``has_class`` does not find, in jars.txt order. An
-    entry without a class in ``JAR_CLASSES`` is reported too: the check must know every pinned jar."""
+    entry without a class in ``JAR_CLASSES`` is reported too: the check must know every pinned jar.
+
+    ``optional`` (default ``$REDOTRAIL_OPTIONAL_JARS``): comma-separated artifact ids a deployment
+    does without (``sqlite-jdbc`` beside a REST catalog, ``delta-spark_2.13,delta-storage`` when it
+    publishes Iceberg only); they are not required."""
+    text = os.environ.get("REDOTRAIL_OPTIONAL_JARS", "") if optional is None else optional
+    skipped = {name.strip() for name in text.split(",") if name.strip()}
     out = []
     for spec in pinned_jars(path):
+        if spec.split(":")[1] in skipped:
+            continue
         cls = JAR_CLASSES.get(spec.split(":")[1])
         if cls is None or not has_class(cls):
             out.append((spec, cls or "unknown: add the jar to spark_jobs.common.JAR_CLASSES"))

@@ -3,8 +3,9 @@ can help.
 
 A stage exits 0 on success, 2 when validation found broken rules, 3 when publishing was refused, 4 on
 an error in its input (a ``RedoError`` other than a ``StorageError``: a checksum mismatch fails the
-same way every time) and 1 on anything else (docs/pipeline-contract.md); 2, 3 and 4 come with
-``<batch>/report/failure.json``. :class:`SparkStageOperator` fails the task at once on 2, 3 and 4
+same way every time), 5 when a pinned jar is missing from the JVM (run ./redotrail setup) and 1 on
+anything else (docs/pipeline-contract.md); 2 to 5 come with ``<batch>/report/failure.json``.
+:class:`SparkStageOperator` fails the task at once on 2, 3, 4 and 5
 (``AirflowFailException``: no retry); any other failure (exit 1, a killed driver, a lost executor,
 S3 errors) raises as before, so the task's ``retries`` apply.
 
@@ -20,7 +21,12 @@ from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOpe
 from airflow.sdk.exceptions import AirflowException, AirflowFailException
 
 # the exit codes of spark_jobs/ that a retry cannot change (spark_jobs/common.py, validate, publish)
-NOT_RETRIED = {2: "batch invalid", 3: "publish refused", 4: "error in the input"}
+NOT_RETRIED = {
+    2: "batch invalid",
+    3: "publish refused",
+    4: "error in the input",
+    5: "a pinned jar is missing",
+}
 # SparkSubmitHook.submit: "Cannot execute: <command>. Error code is: <returncode>.<log tail>"
 _ERROR_CODE = re.compile(r"Error code is: (-?\d+)\.")
 

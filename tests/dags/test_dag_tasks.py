@@ -73,7 +73,7 @@ def test_the_stages_are_one_spark_submit(pipeline_dag: Any) -> None:
 
     op = pipeline_dag.get_task("stages")
     assert isinstance(op, SparkSubmitOperator)
-    assert type(op).__name__ == "SparkStageOperator"  # not retried on exit 2, 3, 4
+    assert type(op).__name__ == "SparkStageOperator"  # not retried on exit 2, 3, 4, 5
     assert op.application == str(REPO / "spark_jobs" / "batch.py")
     assert op._conn_id == "spark_default"
     assert op.retries >= 1
@@ -408,5 +408,7 @@ def test_stage_exit_codes_agree_with_the_spark_jobs() -> None:
         from common.stages import NOT_RETRIED
     finally:
         sys.path.remove(str(DAGS))
-    assert set(NOT_RETRIED) == {validate.EXIT_INVALID, publish.EXIT_REFUSED, common.EXIT_INPUT_ERROR}
+    assert set(NOT_RETRIED) == {
+        validate.EXIT_INVALID, publish.EXIT_REFUSED, common.EXIT_INPUT_ERROR, common.EXIT_SETUP,
+    }  # fmt: skip
     assert common.EXIT_FAILED not in NOT_RETRIED

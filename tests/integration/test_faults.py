@@ -375,6 +375,10 @@ def test_every_pinned_jar_is_checked_by_a_class_only_it_holds_and_the_venv_has_t
     assert missing_jars(lambda cls: cls != JAR_CLASSES["postgresql"]) == [
         ("org.postgresql:postgresql:42.7.14", "org.postgresql.Driver")
     ]
+    # a deployment without PostgreSQL's catalog declares the driver optional: nothing is missing
+    assert (
+        missing_jars(lambda cls: cls != JAR_CLASSES["postgresql"], optional="sqlite-jdbc, postgresql") == []
+    )
 
 
 def spark_home_without(root: Path, jar: str) -> Path:
