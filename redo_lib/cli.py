@@ -14,13 +14,14 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from redo_lib.dump.render import V12_2, render_header, render_record
 from redo_lib.errors import ErrorPolicy, RedoError
-from redo_lib.format import HEADER_PROBE_SIZE, iter_records, parse_log_header
+from redo_lib.format import HEADER_PROBE_SIZE
 from redo_lib.format.model import LogHeader, RedoRecord
+from redo_lib.format.native_records import parse_header, read_records
 from redo_lib.report import DecodeReport
 from redo_lib.storage import LocalFileSource
 
@@ -44,14 +45,17 @@ def _log_parser(name: str, description: str) -> argparse.ArgumentParser:
 
 def _open(path: str) -> tuple[LocalFileSource, LogHeader]:
     source = LocalFileSource(path)
-    return source, parse_log_header(source.read(0, HEADER_PROBE_SIZE), source.name)
+    return source, parse_header(source.read(0, HEADER_PROBE_SIZE), source.name)
 
 
-def _records(
-    args: argparse.Namespace, source: LocalFileSource, header: LogHeader, report: DecodeReport
-) -> Iterator[RedoRecord]:
+def _records(args: argparse.Namespace, source: LocalFileSource, report: DecodeReport) -> Iterator[RedoRecord]:
+    """The records of the range, read by the Rust core from the file's bytes (a tool's read: the
+    decode path reads block ranges, ``pipeline.decode_range_arrow``)."""
     policy = ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE
-    return iter_records(source, header, args.first_block, args.last_block, policy=policy, report=report)
+    data = source.read(0, source.size)
+    return read_records(
+        data, args.first_block, args.last_block, policy=policy, name=source.name, report=report
+    )
 
 
 def cmd_dump(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
@@ -62,7 +66,7 @@ def cmd_dump(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
         out.write(render_header(header, file_name=source.name))
         wide = header.compat_version >= V12_2
         report = DecodeReport()
-        for record in _records(args, source, header, report):
+        for record in _records(args, source, report):
             out.write(" \n" + render_record(record, wide_scn=wide))
         out.write("END OF REDO DUMP\n")
         for skipped in report.skipped:
@@ -95,15 +99,6 @@ class Progress:
         self.update(self._total)
         self._stream.write("\n")
         self._stream.flush()
-
-
-def _with_progress(records: Iterable[RedoRecord], progress: Progress | None) -> Iterator[RedoRecord]:
-    for record in records:
-        if progress is not None:
-            progress.update(record.rba.block)
-        yield record
-    if progress is not None:
-        progress.close()
 
 
 def _stats_text(header: LogHeader, name: str, report: DecodeReport) -> str:
