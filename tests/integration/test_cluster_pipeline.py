@@ -172,6 +172,7 @@ def test_scheduled_runs_on_the_cluster_profile_publish_the_scenario(
         killed: dict[str, str] = {}  # fault -> the batch it hit
         deadline = time.monotonic() + 1800
         polls = 0
+        master_url = f"spark://127.0.0.1:{cluster.ports['spark']}"
         while polls % 10 or not _done(cluster, env, len(logs)):
             assert time.monotonic() < deadline, f"not every log published in time: {_runs(base)}"
             polls += 1
@@ -179,7 +180,7 @@ def test_scheduled_runs_on_the_cluster_profile_publish_the_scenario(
                 _runs(base)  # fails the test on a failed run
             master = _master(cluster)
             apps, finished = master.get("activeapps", []), len(master.get("completedapps", []))
-            drivers = _pids("org.apache.spark.deploy.SparkSubmit")
+            drivers = _pids(f"SparkSubmit.*{master_url}")  # this cluster's (other Spark jobs may run here)
             if finished > (emptied_after or [0])[-1] and not apps and not drivers:
                 # between two applications (the next driver takes seconds to make its dirs)
                 assert _empty_local_dirs(cluster, trash) > 0 or emptied_after, (
