@@ -90,6 +90,9 @@ def decode_range_python(
 #: Bytes read past a range's last block at first, for the records that start in it and end after
 #: it; a record longer than that makes the core ask for more (``NeedData``), and the window grows.
 TAIL_BYTES = 1 << 20
+#: The most of a range one call of the core decodes: what bounds a decode's memory. The size of a
+#: Spark decode unit (``batches.DEFAULT_RANGE_BYTES``), so a unit is one walk of the reader.
+STEP_BYTES = 64 << 20
 
 
 def decode_range_arrow(
@@ -102,19 +105,20 @@ def decode_range_arrow(
     row_changes: Counter[tuple[int, str]] | None = None,
     chunk: int = 8192,
     tail_bytes: int = TAIL_BYTES,
+    step_bytes: int = STEP_BYTES,
 ) -> Iterator[Any]:
     """The change events of :func:`decode_range` as ``pyarrow.RecordBatch`` es of
     ``batches.events_schema()``, decoded by the Rust core (``redo_lib._native``) and taken over
     without a copy (Arrow PyCapsule interface).
 
-    Only the range is read, not the log: blocks 0-1, the LWN look-back before ``first_block``
-    (``largest_lwn`` blocks, more if the core asks) and the range plus ``TAIL_BYTES``; a record
-    running past that makes the core ask for a wider window, read again. So the memory of a decode
-    task is bounded by its range, for a local file and for ``s3://`` (ranged GETs) alike. The
-    report's counts go into ``report``, the row changes by (object, operation) into
-    ``row_changes``. ``location`` may also be an open byte source (``read``, ``name``, ``size``)."""
-    import pyarrow as pa
-
+    The range is decoded in steps of at most ``step_bytes`` (consecutive block ranges: each record
+    once, redo-format §3.1), and of each step only that is read: blocks 0-1, the LWN look-back
+    before it (``largest_lwn`` blocks, more if the core asks) and the step plus ``tail_bytes``; a
+    record running past that makes the core ask for a wider window, read again. So the memory of a
+    decode is bounded by its step (about twice it at the peak: the window and its events), however
+    long the log or the range, for a local file and for ``s3://`` (ranged GETs) alike. The report's
+    counts go into ``report``, the row changes by (object, operation) into ``row_changes``.
+    ``location`` may also be an open byte source (``read``, ``name``, ``size``)."""
     from redo_lib.native import native
 
     source = open_source(location) if isinstance(location, str | os.PathLike) else location
@@ -127,10 +131,24 @@ def decode_range_arrow(
     end = header.nab if header.nab != 0xFFFFFFFF else max(source.size // size, 2)
     first = max(first_block, 2)
     stop = end if last_block is None else min(last_block, end)
-    if first >= stop:
-        return
+    step = max(step_bytes // size, 1)
+    for start in range(first, stop, step):
+        yield from _decode_step(
+            native, source, header, probe, start, min(start + step, stop), end,
+            policy=policy, report=report, row_changes=row_changes, chunk=chunk, tail=max(tail_bytes // size, 1),
+        )  # fmt: skip
+
+
+def _decode_step(
+    native: Any, source: Any, header: LogHeader, probe: bytes, first: int, stop: int, end: int, *,
+    policy: ErrorPolicy, report: DecodeReport | None, row_changes: Counter[tuple[int, str]] | None,
+    chunk: int, tail: int,
+) -> Iterator[Any]:  # fmt: skip
+    """One step of :func:`decode_range_arrow`: blocks [first, stop) from a window of the log."""
+    import pyarrow as pa
+
+    size = header.block_size
     lo = 2 if first == 2 else max(2, first - max(header.largest_lwn, 1))
-    tail = max(tail_bytes // size, 1)
     hi = min(end, stop + tail)
     while True:
         data = source.read(lo * size, (hi - lo) * size)

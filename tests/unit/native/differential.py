@@ -187,7 +187,7 @@ def python_events(
 
 def rust_events(
     data: bytes, first: int = 2, last: int | None = None, policy: ErrorPolicy = ErrorPolicy.RAISE,
-    name: str = "log", tail_bytes: int | None = None,
+    name: str = "log", tail_bytes: int | None = None, step_bytes: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """The same through ``pipeline.decode_range_arrow`` (windowed reads, the Rust core, Arrow)."""
     from collections import Counter
@@ -195,7 +195,7 @@ def rust_events(
     import pyarrow as pa
 
     from redo_lib.batches import events_schema
-    from redo_lib.pipeline import TAIL_BYTES, decode_range_arrow
+    from redo_lib.pipeline import STEP_BYTES, TAIL_BYTES, decode_range_arrow
 
     report = DecodeReport()
     decoded: Counter[tuple[int, str]] = Counter()
@@ -211,6 +211,7 @@ def rust_events(
                 report=report,
                 row_changes=decoded,
                 tail_bytes=tail_bytes or TAIL_BYTES,
+                step_bytes=step_bytes or STEP_BYTES,
                 chunk=97,
             )  # fmt: skip
         )
@@ -225,11 +226,11 @@ def rust_events(
 
 def assert_same_events(
     data: bytes, first: int = 2, last: int | None = None, policy: ErrorPolicy = ErrorPolicy.RAISE,
-    name: str = "log", tail_bytes: int | None = None,
+    name: str = "log", tail_bytes: int | None = None, step_bytes: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Rust == Python on the events, the report and the row changes of one input and range."""
     py = python_events(data, first, last, policy, name)
-    rs = rust_events(data, first, last, policy, name, tail_bytes)
+    rs = rust_events(data, first, last, policy, name, tail_bytes, step_bytes)
     diff = first_difference(py, rs)
     assert diff is None, f"{name} [{first}, {last}) {policy.name}: python != rust at {diff}"
     return py

@@ -7,7 +7,7 @@ windowed read has to ask for more); the seed-000 reference cases (their dump tex
 logs, LE and BE); every named scenario of include/scenarios; random seeds across LE/BE,
 512/1024/4096-byte blocks and 11.2/19c/23ai (9 here, 1,000 with ``-m slow``), whole and split; and
 damaged logs under both error policies. Also: the events schema is one definition, and a range is
-read without reading the log.
+read without reading the log, and a long range in steps gives what it gives in one.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ def test_real_log_events_are_the_same_whole_and_in_ranges(path: Path) -> None:
     data = path.read_bytes()
     whole = assert_same_events(data, name=path.name)
     assert whole["events"] and whole["report"]["records"]
+    assert rust_events(data, name=path.name, tail_bytes=512, step_bytes=16 * 512) == whole
     parts = []
     for first in range(2, len(data) // 512 + 37, 37):
         parts += assert_same_events(data, first, first + 37, name=path.name, tail_bytes=512)["events"]
@@ -99,7 +100,8 @@ def test_random_seed_events_are_the_same(index: int, gen_dir: Path) -> None:
     block = MATRIX[index][2]
     for log in _generated(f"seed-{index}", gen_dir):
         data = log.read_bytes()
-        assert_same_events(data, name=log.name)
+        whole = assert_same_events(data, name=log.name)
+        assert rust_events(data, name=log.name, tail_bytes=block, step_bytes=8 * block) == whole
         cut = random.Random(index).randrange(3, max(len(data) // block, 4))
         assert_same_events(data, 2, cut, name=log.name, tail_bytes=block)
         assert_same_events(data, cut, None, name=log.name, tail_bytes=block)
@@ -122,8 +124,9 @@ def test_random_seed_events_are_the_same_slow(seed: int, tmp_path: Path) -> None
     scenario = random_scenario(seed, steps=120, **_slow_axes(seed))  # type: ignore[arg-type]
     for log in generate(scenario, tmp_path, record_steps=False).logs:
         data = log.read_bytes()
-        assert_same_events(data, name=log.name)
+        whole = assert_same_events(data, name=log.name)
         block = int(_slow_axes(seed)["block_size"])  # type: ignore[call-overload]
+        assert rust_events(data, name=log.name, tail_bytes=block, step_bytes=32 * block) == whole
         cut = random.Random(seed).randrange(3, max(len(data) // block, 4))
         assert_same_events(data, cut, None, name=log.name, tail_bytes=block)
 
