@@ -72,12 +72,17 @@ def _tables(env: dict[str, str]) -> Any:
 
 def _check(scenario: Path, env: dict[str, str]) -> Counter[tuple[Any, ...]]:
     catalog = _tables(env)
-    for path in (scenario / "expected" / "tables").glob("*.jsonl"):
-        expected = {tuple(sorted(json.loads(line).items())) for line in path.read_text().splitlines() if line}
-        rows = catalog.load_table(f"redotrail.{path.stem.lower().replace('.', '__')}").scan().to_arrow()
-        got = {tuple(sorted((k, v) for k, v in r.items() if not k.startswith("_"))) for r in rows.to_pylist()}
-        assert got == expected, path.stem
-    changelog = catalog.load_table("redotrail.changelog").scan().to_arrow().to_pylist()
+    try:
+        for path in (scenario / "expected" / "tables").glob("*.jsonl"):
+            expected = {tuple(sorted(json.loads(x).items())) for x in path.read_text().splitlines() if x}
+            rows = catalog.load_table(f"redotrail.{path.stem.lower().replace('.', '__')}").scan().to_arrow()
+            got = {
+                tuple(sorted((k, v) for k, v in r.items() if not k.startswith("_"))) for r in rows.to_pylist()
+            }
+            assert got == expected, path.stem
+        changelog = catalog.load_table("redotrail.changelog").scan().to_arrow().to_pylist()
+    finally:
+        catalog.engine.dispose()  # its PostgreSQL connections, closed now rather than at garbage collection
     expected_trail = [json.loads(x) for x in (scenario / "expected" / "trail.jsonl").read_text().splitlines()]
     got_trail = Counter((r["xid"], r["op"], r["rowid"], r["rba"]) for r in changelog)
     assert got_trail == Counter((r["xid"], r["op"], r["rowid"], r["rba"]) for r in expected_trail)
