@@ -12,6 +12,14 @@ single-process decode (``python -m redo_lib decode``), the reference.
 
     .venv/bin/python bench/bench_spark.py --size 5GB --logs 16 --cores 1 2
     .venv/bin/python bench/bench_spark.py --size 2GB --one-transaction --cores 2
+
+``--through publish`` runs validate (Great Expectations) and publish (Iceberg, or ``--format
+delta``, into a fresh local warehouse) after them, each its own ``spark-submit`` as well, so the
+whole batch's stages are timed; ``--code DIR`` runs the stages of another checkout of the project
+(``git worktree add DIR <commit>``) on the same workload and manifest: a before/after comparison in
+one session on one machine.
+
+    .venv/bin/python bench/bench_spark.py --size 1GB --cores 2 --through publish --code /tmp/rt-before
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -31,12 +40,25 @@ sys.path.insert(0, str(REPO))
 from redo_lib.batches import LogEntry, Manifest, write_manifest  # noqa: E402
 from redo_lib.pipeline import describe_logs  # noqa: E402
 
+STAGES = ("decode", "assemble", "validate", "publish")
 
-def _run(cmd: list[str], env: dict[str, str], log: Path) -> float:
+
+def _run(cmd: list[str], env: dict[str, str], log: Path, cwd: Path = REPO) -> float:
     started = time.monotonic()
     with log.open("w") as out:
-        subprocess.run(cmd, check=True, env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        done = subprocess.run(cmd, check=False, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[-6:])} exited {done.returncode}: see {log}")
     return time.monotonic() - started
+
+
+def _describe(code: Path) -> str:
+    """The checkout's commit (and ``+changes`` when its tree differs from it)."""
+    head = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False).stdout.strip()  # fmt: skip
+    dirty = subprocess.run(["git", "-C", str(code), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, check=False).stdout.strip()  # fmt: skip
+    return head + ("+changes" if dirty else "")
 
 
 def _peak_children_mb() -> float:
@@ -56,7 +78,11 @@ def main() -> int:
     parser.add_argument("--driver-memory", default="2g")
     parser.add_argument("--single", action="store_true", help="also time the single-process decode")
     parser.add_argument("--work", type=Path, default=Path("/tmp/redotrail-bench-spark"))
+    parser.add_argument("--through", choices=STAGES[1:], default="assemble", help="last stage to time")
+    parser.add_argument("--format", choices=("iceberg", "delta"), default="iceberg", help="publish's tables")
+    parser.add_argument("--code", type=Path, default=REPO, help="the checkout whose spark_jobs/ run")
     args = parser.parse_args()
+    code = args.code.resolve()
     label = f"synth-{args.size}-{args.seed}" + ("-one" if args.one_transaction else "")
     synth = args.work / label
     py = sys.executable
@@ -69,9 +95,10 @@ def main() -> int:
     total = sum(p.stat().st_size for p in logs)
     refs = describe_logs(logs)
     env = dict(os.environ, PATH=f"{Path(py).parent}:{os.environ['PATH']}", SPARK_LOCAL_IP="127.0.0.1",
-               PYSPARK_PYTHON=py, TZ="UTC")  # fmt: skip
+               PYSPARK_PYTHON=py, TZ="UTC", PYTHONPATH=str(code))  # fmt: skip
+    stages = STAGES[: STAGES.index(args.through) + 1]
     results: dict = {"workload": label, "logs": len(logs), "size_bytes": total, "range_mb": args.range_mb,
-                     "runs": []}  # fmt: skip
+                     "code": _describe(code), "stages": stages, "runs": []}  # fmt: skip
     print(json.dumps({k: v for k, v in results.items() if k != "runs"}), flush=True)
     if args.single:
         cmd = [
@@ -98,14 +125,32 @@ def main() -> int:
         )
         submit = [str(Path(py).with_name("spark-submit")), "--master", f"local[{cores}]",
                   "--driver-memory", args.driver_memory]  # fmt: skip
-        decode = _run([*submit, "spark_jobs/decode.py", "--batch-dir", str(batch), "--range-mb", str(args.range_mb)],
-                      env, batch.with_suffix(".decode.log"))  # fmt: skip
-        assemble = _run([*submit, "spark_jobs/assemble.py", "--batch-dir", str(batch)], env,
-                        batch.with_suffix(".assemble.log"))  # fmt: skip
+        options = {
+            "decode": ["--range-mb", str(args.range_mb)],
+            "publish": ["--warehouse", f"file://{batch}-warehouse", "--format", args.format],
+        }
+        shutil.rmtree(f"{batch}-warehouse", ignore_errors=True)
+        seconds = {
+            stage: _run(
+                [
+                    *submit,
+                    str(code / "spark_jobs" / f"{stage}.py"),
+                    "--batch-dir",
+                    str(batch),
+                    *options.get(stage, []),
+                ],
+                env,
+                batch.with_suffix(f".{stage}.log"),
+                code,
+            )  # fmt: skip
+            for stage in stages
+        }
+        decode, assemble = seconds["decode"], seconds["assemble"]
         counts = json.loads((batch / "counts.json").read_text())
         results["runs"].append({
-            "cores": cores, "decode_s": round(decode, 1), "assemble_s": round(assemble, 1),
+            "cores": cores, **{f"{stage}_s": round(t, 1) for stage, t in seconds.items()},
             "end_to_end_mb_s": round(total / 1e6 / (decode + assemble), 2),
+            "whole_batch_mb_s": round(total / 1e6 / sum(seconds.values()), 2),
             "decode_mb_s": round(total / 1e6 / decode, 2),
             "peak_process_rss_mb": round(_peak_children_mb(), 1),
             "peak_python_worker_rss_mb": counts.get("resources", {}).get("peak_rss_mb"),
