@@ -119,6 +119,7 @@ def main() -> int:
             LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location)
             for r in refs
         )
+        shutil.rmtree(batch, ignore_errors=True)  # a fresh batch folder: no marker of an earlier run
         write_manifest(
             batch,
             Manifest(batch_id=f"bench-{cores}", logs=entries, dictionary=str(synth / "dictionary.json")),
