@@ -189,7 +189,7 @@ impl<'a, E: Endianity> RecordReader<'a, E> {
             end,
             limit: stop,
             available: first + (fed / size as u64) as u32,
-            partial: fed % size as u64 != 0,
+            partial: !fed.is_multiple_of(size as u64),
             more,
             checksums: true,
         };
