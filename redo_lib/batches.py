@@ -34,7 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
+from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT, summarize_open
 from redo_lib.assembly.events import ChangeEvent, EventKind
 from redo_lib.assembly.rows import count_row_change
 from redo_lib.assembly.transactions import TransactionTable
@@ -376,6 +376,11 @@ def _assembled(
         emitter=emitter, table=table, decoded=decoded, carried_in=carried_in, carried_out=carried_out
     )
     counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
+    # what each open transaction holds, for the operators (python -m redo_lib status); partitions hold
+    # whole transactions, so merge_counts joins these by xid
+    counts["open_transactions"] = summarize_open(
+        carried_out, lambda thread, seq: commit_log_name(thread, seq, resetlogs_id)
+    )
     result.update(carried_out=carried_out, counts=counts)
 
 

@@ -218,10 +218,38 @@ def cmd_synth(argv: Sequence[str]) -> int:
     return run(argv)
 
 
+def cmd_status(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
+    """Lag per thread, batches, open transactions and the last failure, from the log catalog."""
+    from redo_lib.discovery.tasks import Settings  # the catalog and its settings: only this command
+    from redo_lib.status import (
+        WARN_LONG_TRANS_ENV,
+        collect_status,
+        parse_duration,
+        render_status,
+        warn_threshold,
+    )
+    from redo_lib.storage.catalog import LogCatalog
+
+    parser = argparse.ArgumentParser(prog=f"{PROG} status", description=cmd_status.__doc__)
+    parser.add_argument("--catalog", metavar="DB", help="the log catalog (default: REDOTRAIL_CATALOG_DB)")
+    parser.add_argument("--json", action="store_true", help="print the status document as JSON (monitoring)")
+    parser.add_argument(
+        "--warn-long-trans", metavar="AGE", type=parse_duration, default=None,
+        help=f"warn about transactions open longer than AGE (90s, 30m, 1h; default {WARN_LONG_TRANS_ENV} or 1h)",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    threshold = warn_threshold() if args.warn_long_trans is None else args.warn_long_trans
+    with LogCatalog(args.catalog or Settings.from_env().catalog_db) as catalog:
+        doc = collect_status(catalog, warn_after_s=threshold)
+    out.write(json.dumps(doc, indent=2) + "\n" if args.json else render_status(doc))
+    return 0
+
+
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "decode": cmd_decode,
     "dump": cmd_dump,
     "stats": cmd_stats,
+    "status": cmd_status,
     "synth": cmd_synth,
 }
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 import pickle
 import tempfile
-from collections.abc import Iterator
-from typing import BinaryIO
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO
 
 from redo_lib.assembly.events import ChangeEvent, EventKind
+from redo_lib.assembly.rows import row_change_count
 
 DEFAULT_MEMORY_LIMIT = 50_000  # events kept in memory per transaction before spilling
 DEFAULT_MEMORY_BYTES = 64 << 20  # LOB data kept in memory per transaction before spilling
@@ -119,3 +120,45 @@ class ChangeBuffer:
         self._spilled -= len(events)
         self._tail_bytes += sum(len(e.lob_data) for e in events)
         self._tail = events + self._tail
+
+
+def summarize_open(
+    events: Iterable[ChangeEvent], log_name: Callable[[int, int], str]
+) -> dict[str, dict[str, Any]]:
+    """What the open transactions carried out of a batch hold, keyed by xid (``usn.slot.sqn``):
+    ``start_scn`` and ``start_time`` (the begin record's SCN and LWN time, ISO 8601), ``thread``,
+    ``started_in`` (the log of the begin, ``log_name(thread, sequence)``), ``changes`` (row changes
+    still held, after partial rollbacks), ``bytes`` (column and LOB data held) and ``last_scn``.
+
+    ``events`` is :meth:`TransactionTable.carry_out`'s output: each transaction's begin first. The
+    operators' view of it (``python -m redo_lib status``, GoldenGate's ``SEND EXTRACT ... SHOWTRANS``)
+    reads this from the batch's counts.json, never the events themselves."""
+    out: dict[str, dict[str, Any]] = {}
+    current: dict[str, Any] | None = None
+    for event in events:
+        if event.kind is EventKind.BEGIN:
+            current = out[f"{event.usn}.{event.slot}.{event.sqn}"] = {
+                "start_scn": event.scn,
+                "start_time": event.time.isoformat(),
+                "thread": event.thread,
+                "started_in": log_name(event.thread, event.seq),
+                "changes": 0,
+                "bytes": 0,
+                "last_scn": event.scn,
+            }
+            continue
+        if current is None:
+            continue
+        counted = row_change_count(event)
+        if counted is not None:
+            current["changes"] += counted[1]
+        current["bytes"] += _held_bytes(event)
+        current["last_scn"] = max(current["last_scn"], event.scn)
+    return out
+
+
+def _held_bytes(event: ChangeEvent) -> int:
+    images = (event.before, event.after, event.supp_columns)
+    size = sum(len(v) for image in images for _, v in image if v is not None)
+    size += sum(len(v) for _, values in event.rows for v in values if v is not None)
+    return size + len(event.lob_data)

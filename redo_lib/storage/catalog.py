@@ -146,6 +146,8 @@ class BatchEntry:
     message: str | None = None
     created: str = ""
     updated: str = ""
+    started: str | None = None  # when the last run began (utc_now_precise), None if never run
+    finished: str | None = None  # when it ended (published, validated or failed), None while running
 
     @property
     def threads(self) -> tuple[int, ...]:
@@ -209,6 +211,10 @@ BATCHES = sa.Table(
     # are listed by (created, insert_order), the chain the planner follows; writing a row again
     # keeps its number (added after the first catalogs: see _add_missing_columns)
     sa.Column("insert_order", _INT, nullable=False),
+    # the last run's start and end (microseconds): durations and MB/s in `python -m redo_lib status`
+    # (added after the first catalogs: see _add_missing_columns)
+    sa.Column("started", _TEXT),
+    sa.Column("finished", _TEXT),
 )  # fmt: skip
 
 BATCH_LOGS = sa.Table(
@@ -241,6 +247,11 @@ _PG_CONNECT_TIMEOUT_S = 10  # unless the URL says otherwise (?connect_timeout=..
 def utc_now() -> str:
     """The catalog's timestamp format: ISO 8601, UTC, seconds."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def utc_now_precise() -> str:
+    """ISO 8601, UTC, microseconds: a batch run's start and end, so short runs get a duration."""
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
 class LogCatalog:
@@ -453,7 +464,10 @@ class LogCatalog:
         return [_log(r) for r in self._run(query)]
 
     def set_batch_status(self, batch_id: str, status: BatchStatus, message: str | None = None) -> BatchEntry:
-        """Move a batch to ``status``; publishing a scheduled batch marks its logs ``published``."""
+        """Move a batch to ``status``; publishing a scheduled batch marks its logs ``published``.
+
+        ``running`` records when the run started (and clears its end); ``published``, ``validated``
+        and ``failed`` when it ended."""
         with self.transaction():
             batch = self.get_batch(batch_id)
             if batch is None:
@@ -463,7 +477,7 @@ class LogCatalog:
             self._run(
                 sa.update(BATCHES)
                 .where(BATCHES.c.batch_id == batch_id)
-                .values(status=status.value, message=message, updated=utc_now())
+                .values(status=status.value, message=message, updated=utc_now(), **_run_times(status))
             )
             if status is BatchStatus.PUBLISHED and batch.kind is BatchKind.SCHEDULED:
                 of_batch = sa.select(BATCH_LOGS.c.location).where(BATCH_LOGS.c.batch_id == batch_id)
@@ -475,6 +489,15 @@ class LogCatalog:
         updated = self.get_batch(batch_id)
         assert updated is not None
         return updated
+
+
+def _run_times(status: BatchStatus) -> dict[str, str | None]:
+    """The ``started`` / ``finished`` columns a status change sets."""
+    if status is BatchStatus.RUNNING:
+        return {"started": utc_now_precise(), "finished": None}
+    if status in (BatchStatus.PUBLISHED, BatchStatus.VALIDATED, BatchStatus.FAILED):
+        return {"finished": utc_now_precise()}
+    return {}
 
 
 def _catalog_url(path: str | os.PathLike[str]) -> tuple[sa.URL, str]:
@@ -530,13 +553,16 @@ def _engine(url: sa.URL, catalog: LogCatalog) -> sa.Engine:
 
 
 def _add_missing_columns(conn: sa.Connection) -> None:
-    """Columns added after a catalog was created are added to it: ``logs.db_name``, and
-    ``batches.insert_order`` numbered in the order the rows were inserted (SQLite's rowid)."""
+    """Columns added after a catalog was created are added to it: ``logs.db_name``,
+    ``batches.started`` / ``finished``, and ``batches.insert_order`` numbered in the order the rows were inserted (SQLite's rowid)."""
     columns = {
         table: {c["name"] for c in sa.inspect(conn).get_columns(table)} for table in ("logs", "batches")
     }
     if "db_name" not in columns["logs"]:
         conn.execute(sa.text("ALTER TABLE logs ADD COLUMN db_name TEXT"))
+    for name in ("started", "finished"):
+        if name not in columns["batches"]:
+            conn.execute(sa.text(f"ALTER TABLE batches ADD COLUMN {name} TEXT"))
     if "insert_order" not in columns["batches"]:
         conn.execute(sa.text("ALTER TABLE batches ADD COLUMN insert_order BIGINT"))
         order = "rowid" if conn.dialect.name == "sqlite" else "created, batch_id"

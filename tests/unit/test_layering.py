@@ -37,6 +37,8 @@ LAYERS = {
     "batches": 9,
     "embedded": 9,
     "cluster": 9,
+    "status": 9,
+    "reports": 9,
     "synth": 9,
     "cli": 9,
     "demo": 9,

@@ -1,0 +1,217 @@
+"""``python -m redo_lib status`` on a generated RAC workload with a long transaction.
+
+The scenario is ``include/scenarios/rac_long_transaction.yaml`` with ten minutes of sleep before
+each log switch, so each archived log ends ten minutes after the one before it. Its logs go to a
+real S3 endpoint (moto_server), discovery and planning run as the DAG's tasks do, and each planned
+batch is decoded and assembled in this process with the Spark stages' own units
+(``decode_unit`` / ``assemble_partition``), carrying the open transactions from batch to batch. The
+ages, changes and counts asserted come from the scenario's steps and the generator's expected trail,
+not from the tool.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from redo_lib.batches import (
+    assemble_partition,
+    decode_unit,
+    event_to_row,
+    load_manifest,
+    merge_counts,
+    plan_units,
+    read_events,
+)
+from redo_lib.discovery import Settings, discover_archive, plan_pending
+from redo_lib.discovery.tasks import report_batch, resolve_batch
+from redo_lib.status import collect_status, render_status
+from redo_lib.storage.catalog import LogCatalog
+from redo_lib.storage.s3 import s3_client
+from redo_lib.synth import generate, load_scenario
+from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, Sleep, Switch, Update
+
+pytest_plugins = ["tests.fixtures.s3"]
+
+REPO = Path(__file__).resolve().parents[2]
+SCENARIO = REPO / "include/scenarios/rac_long_transaction.yaml"
+SLEEP_S = 600  # before each switch: every log ends ten minutes after the previous one
+LONG = "batch"  # the scenario's session holding the long transaction
+
+
+def _scenario() -> Any:
+    scenario = load_scenario(SCENARIO)
+    steps: list[Any] = []
+    for step in scenario.steps:
+        if isinstance(step, Switch):
+            steps.append(Sleep(seconds=SLEEP_S))
+        steps.append(step)
+    return dataclasses.replace(scenario, steps=tuple(steps))
+
+
+def _long_changes_before(scenario: Any, switches: int) -> int:
+    """DML steps of the long transaction's session before the given number of switches."""
+    count, seen = 0, 0
+    for step in scenario.steps:
+        if isinstance(step, Switch):
+            seen += 1
+            if seen == switches:
+                return count
+        elif isinstance(step, Insert | DirectInsert | Update | Delete | AppendLob) and step.session == LONG:
+            count += 1
+    return count
+
+
+@dataclasses.dataclass
+class Run:
+    scenario: Any
+    settings: Settings
+    expected: list[dict[str, Any]]
+    logs_per_thread: int
+    batches: list[dict[str, Any]]  # report_batch results, in run order
+    rid: int
+
+
+def _run_batch(batch_id: str, batch_dir: str) -> None:
+    """decode + assemble in this process (the Spark stages' units), counts.json merged as Spark does."""
+    folder = Path(batch_dir)
+    manifest = load_manifest(folder)
+    for unit in plan_units(manifest):
+        decode_unit(unit, batch_dir)
+    carried = []
+    if manifest.carried_in:
+        carried = [event_to_row(e) | {"carried": True} for e in read_events(manifest.carried_in)]
+    events = sorted(read_events(folder / "staging" / "events"), key=lambda e: e.sort_key)
+    rid = manifest.logs[0].resetlogs_id
+    rows = carried + [event_to_row(e) for e in events]
+    list(assemble_partition(0, rows, batch_dir, manifest.dictionary, resetlogs_id=rid))
+    counts = merge_counts(json.loads(p.read_text()) for p in sorted((folder / "counts").glob("*.json")))
+    (folder / "counts.json").write_text(json.dumps({"batch_id": batch_id, **counts}))
+    for marker in ("VALIDATED", "PUBLISHED"):  # validation and publishing are other tests' subject
+        (folder / marker).write_text(json.dumps({"batch_id": batch_id}))
+
+
+@pytest.fixture(scope="module")
+def run(s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    scenario = _scenario()
+    out = generate(scenario, tmp_path_factory.mktemp("rac"))
+    bucket = f"status-{uuid.uuid4().hex[:8]}"
+    s3 = s3_client()
+    s3.create_bucket(Bucket=bucket)
+    for path in out.logs:
+        s3.put_object(Bucket=bucket, Key=f"archive/{path.name}", Body=path.read_bytes())
+    data = tmp_path_factory.mktemp("data")
+    settings = Settings(
+        archive_url=f"s3://{bucket}/archive/", work_dir=str(data / "work"),
+        catalog_db=str(data / "catalog.sqlite"), warehouse=f"file://{data}/warehouse",
+        dictionary=str(out.dictionary), max_logs_per_batch=2, max_batches_per_run=1,
+    )  # fmt: skip
+    discover_archive(settings)
+    discover_archive(settings)  # a stable listing: every log ready
+    threads = {int(p.name.split("_")[0]) for p in out.logs}
+    per_thread = len(out.logs) // len(threads)
+    results = []
+    for _ in range(2):  # two batches: the long transaction is still open after them
+        (batch_id,) = plan_pending(settings)
+        resolved = resolve_batch(settings, batch_id=batch_id)
+        _run_batch(batch_id, resolved["batch_dir"])
+        results.append(report_batch(settings, batch_id))
+    # a third batch fails in decode: the last failure
+    (batch_id,) = plan_pending(settings)
+    resolved = resolve_batch(settings, batch_id=batch_id)
+    failure = {
+        "stage": "decode",
+        "kind": "checksum",
+        "error": "x.arc: RBA 0x000003.00000004.0010: bad checksum",
+    }
+    (Path(resolved["batch_dir"]) / "report").mkdir(parents=True, exist_ok=True)
+    (Path(resolved["batch_dir"]) / "report" / "failure.json").write_text(json.dumps(failure))
+    results.append(report_batch(settings, batch_id))
+    expected = [json.loads(line) for line in out.trail.read_text().splitlines() if line]
+    rid = int(out.logs[0].stem.split("_")[2])
+    return Run(scenario, settings, expected, per_thread, results, rid)
+
+
+def _long_xid(run: Run) -> str:
+    """The xid of the transaction that wrote LEDGER ID 1 (the long one), from the expected trail."""
+    (xid,) = {
+        r["xid"]
+        for r in run.expected
+        if r["table"] == "LEDGER" and r["op"] == "INSERT" and r["columns"]["ID"] == "1"
+    }
+    return str(xid)
+
+
+def test_status_shows_the_long_transaction_with_its_age(run: Run) -> None:
+    with LogCatalog(run.settings.catalog_db) as catalog:
+        doc = collect_status(catalog, warn_after_s=15 * 60)
+        batches = catalog.batches()
+        covered = max(last for t, (_, last) in batches[1].ranges.items() if t == 1)
+    start = run.scenario.settings.start_time
+    open_txns = doc["open_transactions"]
+    assert open_txns["carried_by"]["batch_id"] == run.batches[1]["batch_id"]
+    # the long transaction, and the short ones of the scenario all committed inside their logs
+    assert open_txns["count"] == 1, open_txns
+    (txn,) = open_txns["transactions"]
+    assert txn["xid"] == _long_xid(run)
+    assert dt.datetime.fromisoformat(txn["start_time"]) == start
+    assert txn["started_in"] == f"1_1_{run.rid}"
+    # the batch read logs 1..covered of thread 1, the last ending covered * 10 minutes after the start
+    assert txn["age_s"] == covered * SLEEP_S
+    assert txn["changes"] == _long_changes_before(run.scenario, covered)
+    assert txn["bytes"] > 0
+    # older than 15 minutes: warned, naming it; not at a threshold above its age
+    assert len(doc["warnings"]) == 1 and txn["xid"] in doc["warnings"][0]
+    with LogCatalog(run.settings.catalog_db) as catalog:
+        assert collect_status(catalog, warn_after_s=covered * SLEEP_S + 1)["warnings"] == []
+
+
+def test_status_lag_batches_and_last_failure(run: Run) -> None:
+    now = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
+    with LogCatalog(run.settings.catalog_db) as catalog:
+        doc = collect_status(catalog, now=now)
+        published = {t: last for b in catalog.batches()[:2] for t, (_, last) in b.ranges.items()}
+    assert [t["thread"] for t in doc["threads"]] == [1, 2]
+    for t in doc["threads"]:
+        assert t["newest_seen"]["sequence"] == run.logs_per_thread
+        assert t["newest_published"]["sequence"] == published[t["thread"]]
+        assert t["lag_sequences"] == run.logs_per_thread - published[t["thread"]]
+        # log k of either thread ends k * SLEEP_S after the start (a switch switches every thread);
+        # the last one at the end of the scenario, with no sleep after the last switch
+        switches = sum(isinstance(step, Switch) for step in run.scenario.steps)
+        seen, pub = t["newest_seen"]["sequence"], t["newest_published"]["sequence"]
+        assert t["lag_redo_s"] == (min(seen, switches) - min(pub, switches)) * SLEEP_S
+        assert t["lag_scn"] > 0
+        end = dt.datetime.fromisoformat(t["newest_published"]["next_time"]).replace(tzinfo=dt.UTC)
+        assert t["lag_wall_s"] == (now - end).total_seconds()
+    b = doc["batches"]
+    assert b["by_status"]["published"] == 2 and b["by_status"]["failed"] == 1 and b["total"] == 3
+    for d in b["recent"][:2]:
+        assert d["duration_s"] > 0 and d["mb_per_s"] > 0 and d["logs"] >= 2
+    failure = doc["last_failure"]
+    assert failure["batch_id"] == run.batches[2]["batch_id"]
+    assert "bad checksum" in failure["message"] and failure["failure"]["stage"] == "decode"
+    text = render_status(doc)
+    assert "bad checksum" in text and f"{run.batches[2]['batch_id']}" in text
+
+
+def test_status_command_prints_json_and_text(run: Run) -> None:
+    env = {"REDOTRAIL_CATALOG_DB": run.settings.catalog_db, "REDOTRAIL_WARN_LONG_TRANS": "15m"}
+    base = [sys.executable, "-m", "redo_lib", "status"]
+    proc = subprocess.run(
+        [*base, "--json"], capture_output=True, text=True, env={**os.environ, **env}, check=True
+    )
+    doc = json.loads(proc.stdout)
+    assert doc["warn_long_trans_s"] == 900 and len(doc["warnings"]) == 1
+    proc = subprocess.run(base, capture_output=True, text=True, env={**os.environ, **env}, check=True)
+    assert "WARNING: long-running transaction " + _long_xid(run) in proc.stdout
+    assert "Open transactions: 1" in proc.stdout
