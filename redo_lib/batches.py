@@ -2,13 +2,15 @@
 
 The Spark jobs (``spark_jobs/decode.py``, ``spark_jobs/assemble.py``) only distribute these units
 and hand their Arrow output to Spark; every byte of Oracle knowledge stays here. Executor-side
-functions take plain, picklable arguments and write nothing: Spark writes what they return to the
-batch folder (docs/pipeline-contract.md), a local path or ``s3://`` (``s3a://`` for Spark), so no
-task needs a disk another process can read. Small documents (the manifest, a batch's dictionary) are
+functions take plain, picklable arguments and, but for decode's events, write nothing: Spark writes
+what they return to the batch folder (docs/pipeline-contract.md), a local path or ``s3://``
+(``s3a://`` for Spark), so no task needs a disk another process can read. Small documents (the manifest, a batch's dictionary) are
 read and written whole, locally or with boto3 (:func:`read_location`, :func:`write_location`).
 
 * decode: :func:`plan_units` cuts each log of the manifest into block ranges (default 64 MB);
-  :func:`decode_arrow` (``mapInArrow``) decodes ranges into change events and one result row per unit.
+  :func:`decode_units` (``mapInArrow``) decodes each range and writes its change events to Parquet
+  straight from the core's Arrow batches (:func:`decode_unit`, the one exception to "Spark writes":
+  see there why), handing Spark one result row per unit.
 * assemble: the events of the batch plus the carried-in open transactions, grouped by transaction
   slot (usn, slot) and sorted by redo position, go through :func:`assemble_arrow` (``mapInArrow``):
   the same ``TransactionTable`` and ``TrailEmitter`` as the single-process decode, so the outputs
@@ -16,8 +18,9 @@ read and written whole, locally or with boto3 (:func:`read_location`, :func:`wri
   spilling ``ChangeBuffer``, so no transaction sits whole in a task's memory. Its outputs are trail
   rows, the events of transactions left open and its counts, as rows of one Arrow schema.
 
-:func:`decode_unit` and :func:`assemble_partition` are the same work over a local folder in one
-process (tests, tools): they write the events, ``open/`` and ``counts/`` parts themselves.
+:func:`decode_unit` serves the Spark stage and the single-process path alike; :func:`assemble_partition`
+is the assemble work over a local folder in one process (tests, tools): it writes the ``open/`` and
+``counts/`` parts itself.
 
 Layer "top".
 """
@@ -267,63 +270,88 @@ def _decoded_batches(unit: Unit, policy_name: str) -> tuple[Iterator[Any], dict[
     return counting(), result
 
 
+ROW_GROUP_EVENTS = 65536  # events per Parquet row group of a unit's file (a few tens of MB at most)
+
+
 def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise") -> dict[str, Any]:
-    """Decode one unit into ``staging/events/<unit>.parquet`` of a local batch folder (the
-    single-process path; the Spark stage uses :func:`decode_arrow`); return its counters."""
+    """Decode one unit into ``staging/events/<unit>.parquet`` of the batch folder (a local path or an
+    ``s3://`` prefix) and return its result document (:func:`_decoded_batches`).
+
+    The core's Arrow batches go to Parquet here, in the task, rather than through Spark: Spark turns
+    Arrow into rows and back into Parquet columns, and for the events' nested columns that cost four
+    times the decode itself (``docs/benchmarks.md``). The file's name is the unit's, so a retried or
+    speculative task writes the same file again; it appears whole (a local temporary file renamed,
+    or one upload of a finished file). Memory: one row group of events, whatever the range holds."""
+    import tempfile
+
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     batches, result = _decoded_batches(unit, policy_name)
-    target = Path(batch_dir) / "staging" / "events" / f"{unit.name}.parquet"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    with pq.ParquetWriter(tmp, events_schema()) as writer:
-        for batch in batches:
-            writer.write_batch(batch)
-        if not result["events"]:
-            writer.write_table(events_schema().empty_table())
-    tmp.replace(target)
+    target = join_location(batch_dir, "staging", "events", f"{unit.name}.parquet")
+    remote = target.startswith("s3://")
+    if remote:
+        handle, name = tempfile.mkstemp(prefix=f"{unit.name}.", suffix=".parquet")
+        os.close(handle)
+        tmp = Path(name)
+    else:
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(target).with_name(f".{Path(target).name}.tmp")
+    schema = events_schema()
+    try:
+        with pq.ParquetWriter(tmp, schema) as writer:
+            group: list[Any] = []
+            rows = 0
+            for batch in batches:
+                group.append(batch)
+                rows += batch.num_rows
+                if rows >= ROW_GROUP_EVENTS:
+                    writer.write_table(pa.Table.from_batches(group, schema=schema))
+                    group, rows = [], 0
+            if group or not result["events"]:  # an empty unit still leaves a file with the schema
+                writer.write_table(pa.Table.from_batches(group, schema=schema))
+        if remote:
+            from redo_lib.storage.s3 import upload_file
+
+            upload_file(tmp, target)
+        else:
+            tmp.replace(target)
+    finally:
+        tmp.unlink(missing_ok=True)
     return result
 
 
 UNIT_FIELDS = ("location", "thread", "sequence", "first_block", "last_block")
-UNIT_RESULT = "unit_result"  # the column of decode_schema() holding a unit's result (JSON)
+UNIT_RESULT = "unit_result"  # the column of result_schema(): a unit's result (JSON)
 
 
 @cache
 def units_schema() -> Any:
-    """A decode unit as a row (:class:`Unit`'s fields): the input of :func:`decode_arrow`."""
+    """A decode unit as a row (:class:`Unit`'s fields): the input of :func:`decode_units`."""
     import pyarrow as pa
 
-    return pa.schema([pa.field("location", pa.string())] + [pa.field(n, pa.int64()) for n in UNIT_FIELDS[1:]])
+    return pa.schema([("location", pa.string()), ("thread", pa.int64()), ("sequence", pa.int64()),
+                      ("first_block", pa.int64()), ("last_block", pa.int64())])  # fmt: skip
 
 
 @cache
-def decode_schema() -> Any:
-    """What :func:`decode_arrow` hands to Spark: ``events_schema()`` (every field nullable) plus
-    ``UNIT_RESULT``, null on event rows and a unit's result document on one row per unit."""
+def result_schema() -> Any:
+    """What :func:`decode_units` hands to Spark: one row per unit, its result document as JSON."""
     import pyarrow as pa
 
-    fields = [field.with_nullable(True) for field in events_schema()]
-    return pa.schema([*fields, pa.field(UNIT_RESULT, pa.string())])
+    return pa.schema([pa.field(UNIT_RESULT, pa.string())])
 
 
-def decode_arrow(batches: Iterable[Any], policy_name: str = "raise", *, chunk: int = 8192) -> Iterator[Any]:
-    """Decode units for Spark's ``mapInArrow``: record batches of unit rows (``units_schema()``) in,
-    record batches of ``decode_schema()`` out, ``chunk`` events at a time, then one row with the
-    unit's result. Nothing is written here: Spark writes the events wherever the batch folder is."""
+def decode_units(batches: Iterable[Any], batch_dir: str, policy_name: str = "raise") -> Iterator[Any]:
+    """Decode units for Spark's ``mapInArrow``: record batches of unit rows (``units_schema()``) in;
+    each unit's events written by :func:`decode_unit` into the batch folder, and one row of
+    ``result_schema()`` out per unit."""
     import pyarrow as pa
 
-    schema = decode_schema()
     for batch in batches:
         for row in batch.to_pylist():
-            events, result = _decoded_batches(Unit(**{k: row[k] for k in UNIT_FIELDS}), policy_name)
-            for events_batch in events:
-                # the core's batches, their columns taken as they are: no row passes through Python
-                for start in range(0, events_batch.num_rows, chunk):
-                    part = events_batch.slice(start, chunk)
-                    columns = [*part.columns, pa.nulls(part.num_rows, pa.string())]
-                    yield pa.RecordBatch.from_arrays(columns, schema=schema)
-            yield pa.RecordBatch.from_pylist([{UNIT_RESULT: json.dumps(result)}], schema=schema)
+            result = decode_unit(Unit(**{k: row[k] for k in UNIT_FIELDS}), batch_dir, policy_name)
+            yield pa.RecordBatch.from_pylist([{UNIT_RESULT: json.dumps(result)}], schema=result_schema())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
 """Stage 1, decode: every (log, block range) of the batch is one Spark task.
 
 Reads ``<batch>/manifest.json``; cuts each log into ranges of ``--range-mb`` (default 64); each task
-reads only its own range (seek for local files, boto3 ranged GETs for ``s3://``) and hands its change
-events to Spark as Arrow batches (``redo_lib.batches.decode_arrow`` in ``mapInArrow``), with one
-result row per range; Spark writes the events to ``<batch>/staging/events`` (Parquet, ``s3a://`` when
-the batch is on S3). The per-log counters (records, vectors by opcode, skipped items, corrupt ranges)
+reads only its own range (seek for local files, boto3 ranged GETs for ``s3://``) and writes its change
+events to ``<batch>/staging/events/<unit>.parquet`` straight from the core's Arrow batches
+(``redo_lib.batches.decode_units`` in ``mapInArrow``; boto3 when the batch is on S3), handing Spark
+one result row per range: the events never pass through Spark's rows. The per-log counters (records, vectors by opcode, skipped items, corrupt ranges)
 go to ``<batch>/staging/logs.json``.
 
     spark-submit spark_jobs/decode.py --batch-dir DIR [--range-mb 64] [--skip-corrupt]
@@ -18,7 +18,7 @@ import sys
 from dataclasses import astuple, dataclass
 from typing import Any
 
-from redo_lib.batches import UNIT_RESULT, decode_arrow, decode_schema, load_manifest, plan_units, units_schema
+from redo_lib.batches import UNIT_RESULT, decode_units, load_manifest, plan_units, result_schema, units_schema
 from spark_jobs.common import BatchDir, build_session, carry_errors, run_stage, ship_library
 
 
@@ -66,8 +66,6 @@ def per_log(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: JobArgs, *, spark: Any = None) -> int:
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
     batch = BatchDir(args.batch_dir)
@@ -82,18 +80,12 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         session.sparkContext.parallelize([astuple(u) for u in units], max(len(units), 1)),
         from_arrow_schema(units_schema()),
     )
+    batch_uri = batch.uri
     decoded = frame.mapInArrow(
-        carry_errors(lambda batches: decode_arrow(batches, policy)), from_arrow_schema(decode_schema())
-    ).persist(StorageLevel.DISK_ONLY)  # decoded once: the events are written, the results collected
-    try:
-        results = [
-            json.loads(r[0])
-            for r in decoded.where(F.col(UNIT_RESULT).isNotNull()).select(UNIT_RESULT).collect()
-        ]
-        events = decoded.where(F.col(UNIT_RESULT).isNull()).drop(UNIT_RESULT)
-        events.write.mode("overwrite").parquet(batch.spark_uri("staging", "events"))
-    finally:
-        decoded.unpersist()
+        carry_errors(lambda batches: decode_units(batches, batch_uri, policy)),
+        from_arrow_schema(result_schema()),
+    )
+    results = [json.loads(r[UNIT_RESULT]) for r in decoded.collect()]
     logs = per_log(results)
     batch.write_text(json.dumps(logs, indent=2, sort_keys=True), "staging", "logs.json")
     total = sum(e["events"] for e in logs.values())
