@@ -25,8 +25,10 @@ Tasks (docs/pipeline-contract.md):
    output, publishing is idempotent). ``resolve_batch`` is not retried on a bad range or batch;
 3. **report** (runs whatever happened upstream) marks the batch published, validated or failed from
    the markers and ``report/failure.json`` in its folder, returns the failure (stage, error,
-   position) and the paths of the reports that exist, and fails the run unless the batch was
-   published.
+   position) and the paths of the reports that exist, rewrites the operations report across batches
+   (``<work>/reports/index.html``), logs a warning per transaction the batch carries out that has been
+   open longer than ``REDOTRAIL_WARN_LONG_TRANS`` (default 1h), and fails the run unless the batch
+   was published, with the links to its Data Docs and the operations report in the error.
 
 One run at a time: each batch starts from the open transactions of the one before.
 """
@@ -141,6 +143,7 @@ def redo_pipeline() -> None:
         """Mark the batch's status from its folder; fail unless it was published, naming the stage that
         failed and its error (report/failure.json)."""
         import json
+        import logging
 
         from redo_lib.discovery import Settings, report_batch
 
@@ -149,8 +152,21 @@ def redo_pipeline() -> None:
             raise RuntimeError("no batch was resolved: see the resolve_batch task")
         result = report_batch(Settings.from_env(), batch_id)
         print(json.dumps(result, indent=2))
+        log = logging.getLogger("redotrail.report")
+        for warning in result["long_transactions"]:
+            log.warning("batch %s: %s", batch_id, warning)  # GoldenGate's WARNLONGTRANS
+        links = {"Data Docs": result["data_docs"], "operations report": result["operations_report"]}
+        for name, link in links.items():
+            log.info("batch %s: %s: %s", batch_id, name, link or "none")
+        if result.get("operations_report_error"):
+            log.warning(
+                "batch %s: operations report not written: %s", batch_id, result["operations_report_error"]
+            )
         if result["status"] != "published":
-            raise RuntimeError(f"batch {batch_id} is {result['status']}: {result['message']}")
+            reports = "; ".join(f"{name}: {link}" for name, link in links.items() if link)
+            raise RuntimeError(
+                f"batch {batch_id} is {result['status']}: {result['message']} ({reports or 'no report'})"
+            )
         return result
 
     resolve_batch() >> _spark_batch() >> report()

@@ -33,6 +33,8 @@ if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from redo_lib.pipeline import scope_report
+from redo_lib.reports.assets import localize_site
+from redo_lib.reports.history import link_data_docs
 from redo_lib.storage.s3 import upload_file
 from spark_jobs.common import (
     ROOT,
@@ -374,6 +376,10 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
             rules = run_suite(session, frame, suite, params, batch_id, docs_dir)
         finally:
             frame.unpersist()
+        # readable offline: GE's CDN scripts and stylesheets -> local copies in docs/static/vendor/;
+        # the index links to the operations report across batches (<work>/reports/index.html)
+        localize_site(docs_dir)
+        link_data_docs(docs_dir)
         batch.put_dir(docs_dir, "report", "docs")
         if not counts:
             rules.append(counts_missing())

@@ -6,6 +6,7 @@ plain value for XCom (paths, ids, counts).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any, final
 from redo_lib.discovery.batches import finish_batch, plan_backfill, plan_batches, rerun_batch, start_batch
 from redo_lib.discovery.objects import discover
 from redo_lib.errors import LogSetError, RedoError
+from redo_lib.status import warn_threshold
 from redo_lib.storage.catalog import BatchKind, BatchStatus, LogCatalog, join_location
 from redo_lib.trail.emit import capture_options
 
@@ -37,6 +39,7 @@ class Settings:
     spark_defaults: str = ""
     capture: tuple[str, ...] = ()  # REDOTRAIL_CAPTURE: OWNER / OWNER.TABLE entries; () = every table
     dbid: int | None = None  # the source database; learned from the first logs when None
+    warn_long_trans_s: float = 3600.0  # REDOTRAIL_WARN_LONG_TRANS: long-running transaction warning
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -67,6 +70,7 @@ class Settings:
             or str(REPO / "include/spark/spark-defaults.conf"),
             capture=capture,
             dbid=int(dbid) if dbid is not None else None,
+            warn_long_trans_s=warn_threshold(env),
         )
 
 
@@ -126,6 +130,29 @@ def resolve_batch(
 
 
 def report_batch(settings: Settings, batch_id: str, client: Any = None) -> dict[str, Any]:
-    """The pipeline's last task: :func:`finish_batch` with the catalog of ``settings``."""
+    """The pipeline's last task: :func:`finish_batch` with the catalog of ``settings``, plus the
+    long-running transactions the batch carries out (``long_transactions``: one warning each, older
+    than ``settings.warn_long_trans_s``) and the operations report across batches, rewritten
+    (``operations_report``: its location; ``operations_report_error`` when it could not be written)."""
+    from redo_lib.reports.history import write_history
+    from redo_lib.status import batch_doc, long_transaction_warnings, open_transactions_of, read_counts
+
     with LogCatalog(settings.catalog_db) as catalog:
-        return finish_batch(catalog, batch_id, client)
+        result = finish_batch(catalog, batch_id, client)
+        batch = catalog.get_batch(batch_id)
+        assert batch is not None  # finish_batch raised otherwise
+        doc = batch_doc(batch, catalog.batch_logs(batch_id))
+        as_of = doc["redo_end_time"]
+        txns = open_transactions_of(
+            read_counts(batch.batch_dir, client), dt.datetime.fromisoformat(as_of) if as_of else None
+        )
+        result["open_transactions"] = len(txns)
+        result["long_transactions"] = long_transaction_warnings(txns, settings.warn_long_trans_s)
+        try:
+            result["operations_report"] = write_history(
+                catalog, settings.work_dir, warn_after_s=settings.warn_long_trans_s
+            )
+        except RedoError as exc:  # the batch's own status stands; say why the page is stale
+            result["operations_report"] = None
+            result["operations_report_error"] = str(exc)
+    return result

@@ -15,6 +15,7 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -34,7 +35,8 @@ from redo_lib.batches import (
 )
 from redo_lib.discovery import Settings, discover_archive, plan_pending
 from redo_lib.discovery.tasks import report_batch, resolve_batch
-from redo_lib.status import collect_status, render_status
+from redo_lib.reports.assets import external_resources
+from redo_lib.status import collect_status, render_age, render_status
 from redo_lib.storage.catalog import LogCatalog
 from redo_lib.storage.s3 import s3_client
 from redo_lib.synth import generate, load_scenario
@@ -215,3 +217,26 @@ def test_status_command_prints_json_and_text(run: Run) -> None:
     proc = subprocess.run(base, capture_output=True, text=True, env={**os.environ, **env}, check=True)
     assert "WARNING: long-running transaction " + _long_xid(run) in proc.stdout
     assert "Open transactions: 1" in proc.stdout
+
+
+def test_the_report_task_warns_and_writes_the_operations_report(run: Run) -> None:
+    """report_batch (the DAG's report task) names the long transaction the batch carries out when it
+    is older than the threshold, and rewrites <work>/reports/index.html, readable offline."""
+    second = run.batches[1]["batch_id"]
+    with LogCatalog(run.settings.catalog_db) as catalog:
+        covered = catalog.batches()[1].ranges[1][1]
+    age = covered * SLEEP_S
+    quiet = report_batch(dataclasses.replace(run.settings, warn_long_trans_s=age + 1), second)
+    assert quiet["open_transactions"] == 1 and quiet["long_transactions"] == []
+    loud = report_batch(dataclasses.replace(run.settings, warn_long_trans_s=age - 1), second)
+    (warning,) = loud["long_transactions"]
+    assert _long_xid(run) in warning and render_age(age) in warning
+    page = Path(loud["operations_report"])
+    assert page == Path(run.settings.work_dir) / "reports" / "index.html"
+    text = page.read_text()
+    assert external_resources(text) == []
+    for script in re.findall(r'<script src="([^"]+)"', text):
+        assert (page.parent / script).is_file(), script
+    # the numbers the page shows: the open transaction's xid, each batch, the failure
+    assert _long_xid(run) in text and all(b["batch_id"] in text for b in run.batches)
+    assert "bad checksum" in text and '"mark": {"type": "line"' in text and '"mark": {"type": "bar"' in text

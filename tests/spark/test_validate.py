@@ -8,6 +8,7 @@ the scenario in ``tests/spark/scenario.py``.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from redo_lib.reports.assets import external_resources
 from redo_lib.storage.s3 import s3_client
 from redo_lib.trail.model import LobColumn
 from spark_jobs import publish, validate
@@ -61,6 +63,17 @@ def test_a_valid_batch_passes_every_rule_and_gets_its_marker(session: Any, tmp_p
     assert (folder / "report" / "docs" / "index.html").is_file()
     pages = [p.read_text() for p in (folder / "report" / "docs" / "validations").rglob("*.html")]
     assert len(pages) == 1 and all(f"Rule {n}: " in pages[0] for n in CONTRACT_RULES)
+    # readable offline: no page loads a script, stylesheet or image from the network, and every
+    # local one it loads is there; the index links to the operations report
+    docs = folder / "report" / "docs"
+    for page in docs.rglob("*.html"):
+        text = page.read_text()
+        assert external_resources(text) == [], page
+        for ref in re.findall(
+            r'(?:src|href)="((?:\.\./)*static/(?:vendor|styles)/[^"]+)"', text
+        ):  # (GE links its favicon one level too shallow)
+            assert (page.parent / ref).resolve().is_file(), (page, ref)
+    assert "../../../../reports/index.html" in (docs / "index.html").read_text()
 
 
 def test_a_batch_on_s3_is_validated_and_its_report_uploaded(
