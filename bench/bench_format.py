@@ -1,5 +1,8 @@
-"""Throughput of the binary format layer: framing (block checks, record walk, reassembly) plus
-change-vector and op-body parsing, in MB of redo per second on one core, beside `cat LOG > /dev/null`.
+"""Throughput of the record reader (the Rust core: framing, block checks, record walk, reassembly,
+change-vector and op-body parsing), in MB of redo per second on one core, beside `cat LOG > /dev/null`:
+the walk alone (``native.count_records``), the records as ``format/model.py`` values
+(``native_records.read_records``, what ``dump`` reads), and the Python block checks (``blocks.py``).
+The Python reader these figures were first taken on is gone (docs/benchmarks.md).
 
     .venv/bin/python bench/bench_format.py [--seconds 3] [--profile] [LOG ...]
 
@@ -19,23 +22,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from redo_lib.format import HEADER_PROBE_SIZE, FileLayout, check_blocks, iter_records, parse_log_header
+from redo_lib.format import HEADER_PROBE_SIZE, FileLayout, check_blocks
 from redo_lib.format.header import file_layout
-from redo_lib.storage import LocalFileSource
+from redo_lib.format.native_records import parse_header, read_records
+from redo_lib.native import native
 
 REPO = Path(__file__).resolve().parents[1]
 REAL = REPO.parent / "shared" / "realdata" / "rophy-olr-example-free-23" / "redo"
 DEFAULT_LOGS = [REAL / "arch1_15_1224959854.dbf", REAL / "arch1_16_1224959854.dbf"]
-
-
-class MemorySource:
-    """The log's bytes in memory (isolates parsing from the file system)."""
-
-    def __init__(self, data: bytes, name: str) -> None:
-        self.data, self.name, self.size = data, name, len(data)
-
-    def read(self, offset: int, size: int) -> bytes:
-        return self.data[offset : offset + size]
 
 
 def repeat(fn: Callable[[], object], seconds: float) -> tuple[int, float]:
@@ -62,29 +56,31 @@ def cat_seconds(path: Path, seconds: float) -> float:
 
 def bench(path: Path, seconds: float) -> dict[str, float]:
     data = path.read_bytes()
-    header = parse_log_header(data[:HEADER_PROBE_SIZE], path.name)
+    header = parse_header(data[:HEADER_PROBE_SIZE], path.name)
     layout: FileLayout = file_layout(header)
-    memory = MemorySource(data, path.name)
     mb = len(data) / 1e6
-    records = sum(1 for _ in iter_records(memory, header))
+    records = sum(1 for _ in read_records(data, name=path.name))
 
-    def decode_memory() -> None:
-        for _ in iter_records(memory, header):
+    def walk_only() -> None:
+        native.count_records(data, 2, None, "raise", path.name)
+
+    def model_records() -> None:
+        for _ in read_records(data, name=path.name):
             pass
 
-    def decode_file() -> None:
-        with LocalFileSource(path) as source:
-            for _ in iter_records(source, header):
-                pass
+    def model_records_file() -> None:
+        for _ in read_records(path.read_bytes(), name=path.name):
+            pass
 
     def blocks_only() -> None:
         check_blocks(data[header.block_size :], 1, layout, header.sequence)
 
     out = {"MB": mb, "records": records}
     for label, fn in (
-        ("decode (memory)", decode_memory),
-        ("decode (file)", decode_file),
-        ("block checks only", blocks_only),
+        ("rust walk only", walk_only),
+        ("rust model records", model_records),
+        ("  + reading the file", model_records_file),
+        ("python block checks", blocks_only),
     ):
         runs, per = repeat(fn, seconds)
         out[label] = mb / per
@@ -95,12 +91,10 @@ def bench(path: Path, seconds: float) -> dict[str, float]:
 
 def profile(path: Path, top: int = 15) -> str:
     data = path.read_bytes()
-    header = parse_log_header(data[:HEADER_PROBE_SIZE], path.name)
-    memory = MemorySource(data, path.name)
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(20):
-        for _ in iter_records(memory, header):
+        for _ in read_records(data, name=path.name):
             pass
     prof.disable()
     text = io.StringIO()
@@ -115,13 +109,16 @@ def main() -> None:
     parser.add_argument("logs", nargs="*", type=Path, default=DEFAULT_LOGS)
     parser.add_argument("--seconds", type=float, default=3.0, help="minimum time per measurement")
     parser.add_argument(
-        "--profile", action="store_true", help="print a cProfile of the decode of the first log"
+        "--profile", action="store_true", help="print a cProfile of the model records of the first log"
     )
     args = parser.parse_args()
     for path in args.logs:
         result = bench(path, args.seconds)
         print(f"{path.name}: {result['MB']:.3f} MB, {int(result['records'])} records")
-        for label in ("decode (memory)", "decode (file)", "block checks only", "cat LOG > /dev/null"):
+        for label in (
+            "rust walk only", "rust model records", "  + reading the file", "python block checks",
+            "cat LOG > /dev/null",
+        ):  # fmt: skip
             runs = result.get(f"{label} runs")
             extra = f"  ({int(runs)} runs)" if runs else ""
             print(f"  {label:<22} {result[label]:8.1f} MB/s{extra}")

@@ -1,5 +1,6 @@
-"""Reader + change events, one process: the Rust core against the Python reader, beside ``cat``, on
-the same files in one run. MB of redo (10^6 bytes of log file) per CPU-second.
+"""Reader + change events, one process: the Rust core beside ``cat``, on the same files in one run.
+MB of redo (10^6 bytes of log file) per CPU-second. (The Python reader it was first measured against
+is gone; its figures stay in docs/benchmarks.md.)
 
     .venv/bin/python bench/bench_native.py [--size 64MB] [--seed 3] [--seconds 3] [--work DIR]
 
@@ -10,8 +11,6 @@ and counts the CPU time of the process (user + system; ``cat`` as a child proces
 a shared machine slow the wall clock but not the figure.
 
 * ``cat``: ``cat FILES > /dev/null``.
-* ``python``: ``pipeline.decode_range_python``: the Python reader (``format.reader.iter_records``)
-  and ``assembly.events.iter_events``, every event built.
 * ``rust``: ``pipeline.decode_range_arrow``: windowed reads, the Rust reader and events into Arrow
   record batches handed to pyarrow (what the Spark decode stage hands to ``mapInArrow``).
 * ``rust+objects``: ``pipeline.decode_range``: the same, then every event as a Python
@@ -33,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from redo_lib.pipeline import decode_range, decode_range_arrow, decode_range_python  # noqa: E402
+from redo_lib.pipeline import decode_range, decode_range_arrow  # noqa: E402
 
 REAL = REPO.parent / "shared" / "realdata" / "rophy-olr-example-free-23" / "redo"
 REAL_LOGS = [REAL / "arch1_15_1224959854.dbf", REAL / "arch1_16_1224959854.dbf"]
@@ -67,10 +66,6 @@ def _cat(files: list[Path]) -> int:
     return 0
 
 
-def _python(files: list[Path]) -> int:
-    return sum(1 for f in files for _ in decode_range_python(f))
-
-
 def _rust(files: list[Path]) -> int:
     return sum(batch.num_rows for f in files for batch in decode_range_arrow(f))
 
@@ -92,21 +87,15 @@ def _generated(work: Path, seed: int, size: str) -> list[Path]:
     return sorted((out / "logs").glob("*.arc"))
 
 
-def measure(name: str, files: list[Path], seconds: float, python_seconds: float) -> dict[str, object]:
+def measure(name: str, files: list[Path], seconds: float, objects_seconds: float) -> dict[str, object]:
     size = sum(f.stat().st_size for f in files)
     mb = size / 1e6
     row: dict[str, object] = {"workload": name, "files": len(files), "bytes": size}
     cat_cpu, cat_runs, _ = _repeat(lambda: _cat(files), seconds, _children_cpu)
     row["cat"] = {"mb_per_cpu_s": round(mb / max(cat_cpu, 1e-9), 1), "runs": cat_runs}
-    for label, fn, budget in (
-        ("python", _python, python_seconds),
-        ("rust", _rust, seconds),
-        ("rust+objects", _rust_objects, python_seconds),
-    ):
+    for label, fn, budget in (("rust", _rust, seconds), ("rust+objects", _rust_objects, objects_seconds)):
         cpu, runs, events = _repeat(lambda fn=fn: fn(files), budget)  # type: ignore[misc]
         row[label] = {"mb_per_cpu_s": round(mb / cpu, 1), "runs": runs, "events": events}
-    rust, python = row["rust"], row["python"]
-    row["rust_over_python"] = round(rust["mb_per_cpu_s"] / python["mb_per_cpu_s"], 1)  # type: ignore[index]
     return row
 
 
@@ -156,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=3, help="seed of the generated mix (default 3)")
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per measurement")
     parser.add_argument(
-        "--python-seconds", type=float, default=None, help="CPU seconds for the Python reader"
+        "--objects-seconds", type=float, default=None, help="CPU seconds for Rust + ChangeEvent objects"
     )
     parser.add_argument(
         "--ranges", type=int, nargs="*", default=[4, 16, 64], help="range sizes (MB), memory runs"
@@ -172,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     workloads += [(f"real 23.6 {p.stem}", [p]) for p in REAL_LOGS if p.exists()]
     rows = []
     for name, files in workloads:
-        row = measure(name, files, args.seconds, args.python_seconds or args.seconds)
+        row = measure(name, files, args.seconds, args.objects_seconds or args.seconds)
         rows.append(row)
         print(json.dumps(row))
     biggest = max(workloads[0][1], key=lambda p: p.stat().st_size)
@@ -180,15 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     for m in memory:
         print(json.dumps(m))
     print()
-    print(
-        "| workload | size | `cat` | Python reader + events | Rust reader + events (Arrow) | Rust + ChangeEvent objects | Rust / Python |"
-    )
-    print("|---|---|---|---|---|---|---|")
+    print("| workload | size | `cat` | Rust reader + events (Arrow) | Rust + ChangeEvent objects |")
+    print("|---|---|---|---|---|")
     for r in rows:
-        cells = [f"{r[k]['mb_per_cpu_s']:,} MB/s" for k in ("cat", "python", "rust", "rust+objects")]  # type: ignore[index]
-        print(
-            f"| {r['workload']} | {r['bytes']:,} B | " + " | ".join(cells) + f" | {r['rust_over_python']}x |"
-        )
+        cells = [f"{r[k]['mb_per_cpu_s']:,} MB/s" for k in ("cat", "rust", "rust+objects")]  # type: ignore[index]
+        print(f"| {r['workload']} | {r['bytes']:,} B | " + " | ".join(cells) + " |")
     print()
     print("| log | range | events | peak RSS | RSS after imports |")
     print("|---|---|---|---|---|")

@@ -24,14 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
-from redo_lib.assembly.events import ChangeEvent, EventKind, events_from_arrow, iter_events
+from redo_lib.assembly.events import ChangeEvent, EventKind, events_from_arrow
 from redo_lib.assembly.rows import count_row_change
 from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import ErrorPolicy, LogSetError, Position, RedoError, locate
-from redo_lib.format.header import parse_log_header
 from redo_lib.format.model import LogHeader
-from redo_lib.format.reader import iter_records
+from redo_lib.format.native_records import parse_header
 from redo_lib.report import DecodeReport
 from redo_lib.storage.sources import LocalFileSource
 from redo_lib.trail.emit import EmitOptions, TrailEmitter
@@ -53,7 +52,7 @@ def open_source(location: str | os.PathLike[str]) -> Any:
 def read_header(source: Any) -> LogHeader:
     """Block 0 and the redo log header of a log; errors name the file."""
     try:
-        return parse_log_header(source.read(0, HEADER_BYTES), source.name)
+        return parse_header(source.read(0, HEADER_BYTES), source.name)
     except RedoError as exc:
         raise locate(exc, file=source.name) from None
 
@@ -69,22 +68,6 @@ def decode_range(
     """Change events of the records that start in blocks [first_block, last_block) of one log."""
     for batch in decode_range_arrow(location, first_block, last_block, policy=policy, report=report):
         yield from events_from_arrow(batch)
-
-
-def decode_range_python(
-    location: str | os.PathLike[str],
-    first_block: int = 2,
-    last_block: int | None = None,
-    *,
-    policy: ErrorPolicy = ErrorPolicy.RAISE,
-    report: DecodeReport | None = None,
-) -> Iterator[ChangeEvent]:
-    """:func:`decode_range` on the Python reader: the differential tests' oracle until the Python
-    reader is removed (issue 15)."""
-    source = open_source(location)
-    header = read_header(source)
-    for record in iter_records(source, header, first_block, last_block, policy=policy, report=report):
-        yield from iter_events(record)
 
 
 #: Bytes read past a range's last block at first, for the records that start in it and end after
@@ -124,7 +107,7 @@ def decode_range_arrow(
     source = open_source(location) if isinstance(location, str | os.PathLike) else location
     probe = source.read(0, HEADER_BYTES)
     try:
-        header = parse_log_header(probe, source.name)
+        header = parse_header(probe, source.name)
     except RedoError as exc:
         raise locate(exc, file=source.name) from None
     size = header.block_size

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, final
 
+from redo_lib.format.lobs import lob_piece
 from redo_lib.format.model import (
     ChangeVector,
     Ddl,
@@ -34,7 +35,6 @@ from redo_lib.format.model import (
     TransactionEnd,
     UndoRecord,
 )
-from redo_lib.format.ops.lob import lob_piece
 from redo_lib.scn import Xid
 
 # An image: (column index in the row, value) pairs, value None for SQL NULL. Index is segcol# - 1.

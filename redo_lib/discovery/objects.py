@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, final
 
 from redo_lib.errors import FormatError, LogSetError, Position, StorageError, TruncatedLogError
-from redo_lib.format.header import parse_log_header
+from redo_lib.format.native_records import parse_header
 from redo_lib.storage.catalog import (
     BatchEntry,
     BatchKind,
@@ -87,7 +87,7 @@ def register_object(
     if isinstance(head, StorageError):
         return dataclasses.replace(base, reason=f"header not read: {head.message}")
     try:
-        h = parse_log_header(head, obj.location)
+        h = parse_header(head, obj.location)
     except TruncatedLogError as exc:
         return dataclasses.replace(base, reason=f"header incomplete (still being written?): {exc.message}")
     except FormatError as exc:

@@ -16,7 +16,7 @@ from redo_lib.errors import Position, StorageError
 
 @runtime_checkable
 class BlockSource(Protocol):
-    """Anything ``format.reader.iter_records`` can read a log from."""
+    """Anything ``pipeline.decode_range_arrow`` can read a log from (``read``, ``name``, ``size``)."""
 
     @property
     def name(self) -> str: ...

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import final
 
-from redo_lib.format.ops.lob import parse_lob_locator
+from redo_lib.format.lobs import parse_lob_locator
 from redo_lib.format.writer import write_lob_locator
 from redo_lib.synth.database import make_dba
 

@@ -38,7 +38,7 @@ from redo_lib.dictionary import DictionaryHistory
 from redo_lib.dictionary.ddl import apply_ddl
 from redo_lib.dictionary.model import TypeCode
 from redo_lib.errors import DictionaryError, MissingObjectError, RedoError
-from redo_lib.format.ops.lob import parse_lob_locator
+from redo_lib.format.lobs import parse_lob_locator
 from redo_lib.scn import Rba
 from redo_lib.trail.model import IoType, LobColumn, TrailRecord, TransInd
 from redo_lib.values.codecs import decode_value

@@ -1,13 +1,16 @@
-"""Fuzz the binary reader with mutated real logs: the only exception that may escape is a RedoError.
+"""Fuzz the Rust reader through its binding with mutated real logs and records: the only exception
+that may escape is a ``RedoError`` naming where it is (a Rust panic would arrive as pyo3's
+PanicException, a BaseException, and fail the test).
 
 Mutations: flipped/overwritten bytes (with the block checksums repaired half of the time, so the
 damage reaches the record, vector and op parsers instead of stopping at §2.1), cuts, and random
-block ranges, under both error policies. Bounded: ~200 examples per property, no deadline.
+block ranges, under both error policies; the records walk (``native.read_records``) and the change
+events (``pipeline.decode_range_arrow``, windowed reads) both. Bounded: 100-200 examples per
+property, no deadline. The unbounded fuzzing is ``cargo fuzz`` (docs/native.md).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -17,13 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redo_lib.errors import ErrorPolicy, RedoError
-from redo_lib.format import HEADER_PROBE_SIZE, FileLayout, parse_log_header
 from redo_lib.format.blocks import write_checksum
-from redo_lib.format.model import LwnHeader
-from redo_lib.format.reader import iter_records
-from redo_lib.format.records import parse_record
+from redo_lib.native import native
 from redo_lib.report import DecodeReport
-from redo_lib.scn import Rba
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "realdata"
@@ -32,11 +31,22 @@ LOGS = {
     16: SHARED / "rophy-olr-example-free-23" / "redo" / "arch1_16_1224959854.dbf",
 }
 ORACDC = SHARED / "oracdc-redo-records" / "redo-records.jsonl"
+PROFILES = {  # profile -> (big endian, compat version)
+    "getLinux19c": (False, 0x13000000),
+    "getLinux11g": (False, 0x0B200000),
+    "getAix19c": (True, 0x13000000),
+}
+NO_LWN = (0, 1, 1, 0, 0)  # (number, nst, length, SCN, raw time): a single record has no LWN
 
 pytestmark = pytest.mark.realdata
-FUZZ = settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
-)
+
+
+def _fuzz(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 @lru_cache(maxsize=2)
@@ -69,17 +79,15 @@ def mutate(data: bytes, edits: list[tuple[float, int]], repair: bool, cut: float
     return bytes(buf)
 
 
-def decode(data: bytes, first: int, last: int | None, policy: ErrorPolicy) -> None:
-    header = parse_log_header(data[:HEADER_PROBE_SIZE], "fuzz.dbf")
-    report = DecodeReport()
-    for record in iter_records(Source(data), header, first, last, policy=policy, report=report):
-        assert record.vectors is not None
-    report.to_dict()
+def _positioned(exc: RedoError, data: bytes, first: int) -> None:
+    """The error names the file and a block of the file or of the asked range."""
+    assert exc.position.file == "fuzz.dbf"
+    assert exc.position.block is None or 0 <= exc.position.block <= max(len(data) // 512, first) + 1
 
 
-@FUZZ
+@_fuzz(200)
 @given(
-    seq=st.sampled_from([15, 16]),
+    seq=st.sampled_from(sorted(LOGS)),
     edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), min_size=1, max_size=12),
     repair=st.booleans(),
     cut=st.none() | st.floats(0, 1),
@@ -87,7 +95,7 @@ def decode(data: bytes, first: int, last: int | None, policy: ErrorPolicy) -> No
     span=st.none() | st.integers(1, 700),
     policy=st.sampled_from(list(ErrorPolicy)),
 )
-def test_mutated_logs_raise_only_redo_errors(
+def test_mutated_logs_give_records_or_only_redo_errors(
     seq: int,
     edits: list[tuple[float, int]],
     repair: bool,
@@ -97,49 +105,89 @@ def test_mutated_logs_raise_only_redo_errors(
     policy: ErrorPolicy,
 ) -> None:
     data = mutate(original(seq), edits, repair, cut)
+    last = None if span is None else first + span
     try:
-        decode(data, first, None if span is None else first + span, policy)
-    except RedoError:
-        pass
+        records, damage = native.read_records(data, first, last, policy.value, "fuzz.dbf")
+    except RedoError as exc:
+        _positioned(exc, data, first)
+        return
+    blocks = [r["rba"][1] for r in records]
+    assert blocks == sorted(blocks) and all(max(first, 2) <= b < (last or len(data)) for b in blocks)
+    assert policy is ErrorPolicy.SKIP or not damage["corrupt_ranges"]
 
 
-def _records() -> list[dict[str, object]]:
+@_fuzz(100)
+@given(
+    seq=st.sampled_from(sorted(LOGS)),
+    edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), min_size=1, max_size=12),
+    repair=st.booleans(),
+    cut=st.none() | st.floats(0, 1),
+    first=st.integers(0, 700),
+    span=st.none() | st.integers(1, 700),
+    policy=st.sampled_from(list(ErrorPolicy)),
+)
+def test_mutated_logs_give_events_or_only_redo_errors(
+    seq: int,
+    edits: list[tuple[float, int]],
+    repair: bool,
+    cut: float | None,
+    first: int,
+    span: int | None,
+    policy: ErrorPolicy,
+) -> None:
+    from redo_lib.pipeline import decode_range_arrow
+
+    data = mutate(original(seq), edits, repair, cut)
+    report = DecodeReport()
+    try:
+        for batch in decode_range_arrow(
+            Source(data), first, None if span is None else first + span, policy=policy, report=report,
+            tail_bytes=512, step_bytes=64 * 512,
+        ):  # fmt: skip
+            assert batch.num_rows >= 0
+    except RedoError as exc:
+        _positioned(exc, data, first)
+        return
+    report.to_dict()
+
+
+@lru_cache(maxsize=1)
+def _records() -> tuple[dict[str, object], ...]:
     if not ORACDC.exists():
-        return []
+        pytest.skip(f"real data not available: {ORACDC}")
     with ORACDC.open() as handle:
-        return [json.loads(line) for line in handle]
+        return tuple(json.loads(line) for line in handle)
 
 
-LAYOUTS = {
-    "getLinux19c": FileLayout(compat_version=0x13000000),
-    "getLinux11g": FileLayout(compat_version=0x0B200000),
-    "getAix19c": FileLayout(big_endian=True, compat_version=0x13000000),
-}
-LWN = LwnHeader(number=0, nst=1, length=1, scn=0, time=dt.datetime(1988, 1, 1, tzinfo=dt.UTC))
-
-
-@FUZZ
+@_fuzz(200)
 @given(
     index=st.integers(0, 224),
     edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), min_size=1, max_size=6),
     cut=st.none() | st.integers(0, 400),
 )
-def test_mutated_single_records_raise_only_redo_errors(
+def test_mutated_single_records_parse_or_raise_only_redo_errors_inside_them(
     index: int, edits: list[tuple[float, int]], cut: int | None
 ) -> None:
     rows = _records()
-    if not rows:
-        pytest.skip(f"real data not available: {ORACDC}")
     row = rows[index % len(rows)]
+    big, compat = PROFILES[str(row["redo_log_profile"])]
     data = bytearray(bytes.fromhex(str(row["hex"])))
     for where, value in edits:
         data[24 + int(where * (len(data) - 25))] = value  # keep the length field, mutate the rest
     if cut is not None and cut < len(data):
         del data[max(cut, 24) :]
-        data[0:4] = len(data).to_bytes(4, "big" if row["redo_log_profile"] == "getAix19c" else "little")
+        data[0:4] = len(data).to_bytes(4, "big" if big else "little")
     try:
-        parse_record(
-            bytes(data), Rba(1, 2, 16), thread=1, layout=LAYOUTS[str(row["redo_log_profile"])], lwn=LWN
-        )
-    except RedoError:
-        pass
+        record = native.parse_record(bytes(data), big_endian=big, compat_version=compat, lwn=NO_LWN)
+    except RedoError as exc:
+        # the offset of the field or vector the record ends inside (fields are 4-byte aligned, §4.2)
+        assert exc.position.offset is None or 0 <= exc.position.offset < len(data) + 4
+        return
+    assert record["length"] == len(data)
+
+
+def test_position_of_a_record_error_is_inside_the_record() -> None:
+    data = bytes.fromhex(str(_records()[0]["hex"]))
+    with pytest.raises(RedoError) as caught:
+        native.parse_record(data[:30], big_endian=False, lwn=NO_LWN)
+    assert caught.value.position.offset == 0

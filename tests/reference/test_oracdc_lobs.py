@@ -18,6 +18,7 @@ None of them gives a row change. ``DecodeReport.lobs`` counts them by kind.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 from collections import Counter
 from pathlib import Path
@@ -27,18 +28,16 @@ import pytest
 
 from redo_lib.assembly.events import EventKind, iter_events
 from redo_lib.assembly.rows import iter_row_changes
-from redo_lib.format.model import DirectLoadBlock, LobSupport, LwnHeader, Opaque, RedoRecord, UndoRecord
-from redo_lib.format.reader import tally
-from redo_lib.format.records import parse_record
+from redo_lib.format.model import DirectLoadBlock, LobSupport, Opaque, RedoRecord, UndoRecord
+from redo_lib.format.writer import LogFileSpec, LogWriter
 from redo_lib.report import DecodeReport
-from redo_lib.scn import Rba, Xid
-from tests.unit.redo_lib.format.realdata import PROFILES
+from redo_lib.scn import Xid
+from tests.unit.redo_lib.format.realdata import PROFILES, BytesSource, parse_oracdc_record
 
 pytestmark = pytest.mark.realdata
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDS = REPO.parent / "shared" / "realdata" / "oracdc-redo-records" / "redo-records.jsonl"
-NO_LWN = LwnHeader(number=0, nst=1, length=1, scn=0, time=dt.datetime(1988, 1, 1, tzinfo=dt.UTC))
 LOB_OPCODES = {(11, 17), (10, 30), (10, 35), (19, 1)}
 
 
@@ -49,11 +48,7 @@ def _rows() -> list[dict[str, Any]]:
 
 
 def _parse(row: dict[str, Any]) -> RedoRecord:
-    seq, block, offset = (int(x, 16) for x in row["rba"].split("."))
-    return parse_record(
-        bytes.fromhex(row["hex"]), Rba(seq, block, offset), thread=1,
-        layout=PROFILES[row["redo_log_profile"]], lwn=NO_LWN,
-    )  # fmt: skip
+    return parse_oracdc_record(row)
 
 
 def _lob_records() -> list[tuple[dict[str, Any], RedoRecord]]:
@@ -123,10 +118,34 @@ def test_direct_load_blocks_parse_per_the_doc_but_hold_no_lob_page() -> None:
     assert got == [(16334300, 0x4344EA, 2, 16334300), (75656, 0x20671, 1, 75656)]
 
 
-def test_decode_report_counts_them_by_kind() -> None:
+def _core_report(rows: list[dict[str, Any]]) -> DecodeReport:
+    """The decode report of the core over the records of ``rows``, each profile's records written
+    into one log of its byte order and compat (``format/writer.py``) and decoded whole."""
+    from redo_lib.pipeline import decode_range_arrow
+
     report = DecodeReport()
-    for _, record in _lob_records():
-        tally(report, record)
+    for profile, layout in PROFILES.items():
+        mine = [row for row in rows if row["redo_log_profile"] == profile]
+        if not mine:
+            continue
+        t0 = dt.datetime(2024, 1, 1)
+        spec = LogFileSpec(
+            sequence=1, resetlogs_id=1, first_scn=1, first_time=t0,
+            big_endian=layout.big_endian, compat_version=layout.compat_version,
+        )  # fmt: skip
+        out = io.BytesIO()
+        writer = LogWriter(out, spec)
+        for i, row in enumerate(mine):
+            raw = bytes.fromhex(row["hex"])
+            vectors = raw[68:] if raw[4] & 0x04 else raw[24:]  # after the record header (§3.2)
+            writer.append(scn=10 + i, subscn=1, vectors=[vectors], time=t0, vld=raw[4] & ~0x04)
+        writer.close(next_scn=10 + len(mine), next_time=t0)
+        list(decode_range_arrow(BytesSource(out.getvalue(), f"{profile}.dbf"), report=report))
+    return report
+
+
+def test_decode_report_counts_them_by_kind() -> None:
+    report = _core_report([row for row, _ in _lob_records()])
     assert report.lobs == {
         "llb_vectors": 3,
         "index_vectors_ignored": 3,

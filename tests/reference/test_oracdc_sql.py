@@ -23,7 +23,6 @@ per statement. Expected values come only from the data set.
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
 import json
 import re
@@ -36,17 +35,15 @@ import pytest
 
 from redo_lib.assembly.events import ChangeEvent, EventKind, iter_events
 from redo_lib.assembly.rows import RowChange, RowOp, iter_row_changes
-from redo_lib.format.model import LwnHeader, RedoRecord
-from redo_lib.format.records import parse_record
-from redo_lib.scn import Rba, Xid
-from tests.unit.redo_lib.format.realdata import PROFILES
+from redo_lib.format.model import RedoRecord
+from redo_lib.scn import Xid
+from tests.unit.redo_lib.format.realdata import parse_oracdc_record
 
 pytestmark = pytest.mark.realdata
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDS = REPO.parent / "shared" / "realdata" / "oracdc-redo-records" / "redo-records.jsonl"
 # A single record taken out of its log has no LWN; give it a neutral one (its time is not compared).
-NO_LWN = LwnHeader(number=0, nst=1, length=1, scn=0, time=dt.datetime(1988, 1, 1, tzinfo=dt.UTC))
 
 Image = dict[int, bytes | None]
 
@@ -156,12 +153,8 @@ METHODS = _methods()
 
 
 def _parse_record(row: dict[str, Any]) -> RedoRecord:
-    """One record from its hex (block headers removed) with the layout of its redo_log_profile."""
-    seq, block, offset = (int(part, 16) for part in row["rba"].split("."))
-    layout = PROFILES[row["redo_log_profile"]]
-    return parse_record(
-        bytes.fromhex(row["hex"]), Rba(seq, block, offset), thread=1, layout=layout, lwn=NO_LWN
-    )
+    """One record, parsed by the Rust core (block headers removed, its redo_log_profile's layout)."""
+    return parse_oracdc_record(row)
 
 
 def _statements(method: str) -> list[Statement]:

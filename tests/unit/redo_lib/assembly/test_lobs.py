@@ -13,7 +13,7 @@ from redo_lib.assembly.events import ChangeEvent, EventKind
 from redo_lib.assembly.lobs import LobStore
 from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.errors import FormatError
-from redo_lib.format.ops.lob import parse_lob_locator
+from redo_lib.format.lobs import parse_lob_locator
 from redo_lib.format.writer import write_lob_locator
 
 T0 = dt.datetime(2024, 1, 15, 10, 0, 0)

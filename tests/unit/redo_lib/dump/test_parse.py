@@ -135,23 +135,12 @@ def test_olr_test_insert_matches_the_realdata_readme() -> None:
 def test_text_and_binary_paths_give_the_same_model(seq: int) -> None:
     """Every record parsed from OLR's dump equals the binary reader's record of the same log, apart
     from what the text does not carry (normalised away below, one reason each)."""
-    from redo_lib.format.header import parse_log_header
-    from redo_lib.format.reader import iter_records
+    from redo_lib.format.native_records import read_records
 
     path = OLR / "redo" / f"arch1_{seq}_1224959854.dbf"
     if not path.is_file():
         pytest.skip(f"archived log not found at {path}")
-    data = path.read_bytes()
-
-    class Source:
-        name = str(path)
-        size = len(data)
-
-        def read(self, offset: int, size: int) -> bytes:
-            return data[offset : offset + size]
-
-    header = parse_log_header(data[:8192], str(path))
-    binary = {r.rba: r for r in iter_records(Source(), header)}
+    binary = {r.rba: r for r in read_records(path.read_bytes(), name=str(path))}
     text = parse_dump(_olr_dump(seq).read_text()).records
     # OLR dumps exactly the records with VLD bit 0x01 (redo-format §3.1)
     assert len(text) == sum(1 for r in binary.values() if r.valid)

@@ -266,12 +266,12 @@ def test_render_column(number: int, value: bytes | None, lines: list[str]) -> No
 def test_header_from_the_binary_log_header_matches_olr(seq: int) -> None:
     """render_header(LogHeader) against OLR's FILE HEADER block; the lines LogHeader has no field for
     (enable indicator, redo log key, key flag, enabled threads) are the only ones missing."""
-    from redo_lib.format.header import parse_log_header
+    from redo_lib.format.native_records import parse_header
 
     path = OLR.parent / "redo" / f"arch1_{seq}_1224959854.dbf"
     if not path.is_file():
         pytest.skip(f"archived log not found at {path}")
-    header = parse_log_header(path.read_bytes()[:8192], str(path))
+    header = parse_header(path.read_bytes()[:8192], str(path))
     text = _olr_text(seq).split("\n")
     reference = text[: text.index(" ")]
     rendered = render_header(header, file_name=f"redo/arch1_{seq}_1224959854.dbf").rstrip("\n").split("\n")

@@ -1,4 +1,7 @@
-"""Paths of the real data (read in place, never copied) and small helpers shared by the format tests."""
+"""Paths of the real data (read in place, never copied) and small helpers shared by the format tests.
+
+The records come from the Rust core (``format.native_records``); what they are checked against is
+independent of it: OLR's text dumps and the data sets' own expected values."""
 
 from __future__ import annotations
 
@@ -9,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from redo_lib.format import HEADER_PROBE_SIZE, FileLayout, parse_log_header
+from redo_lib.format import HEADER_PROBE_SIZE, FileLayout
 from redo_lib.format.model import LogHeader, RedoRecord
-from redo_lib.format.reader import iter_records
-from redo_lib.storage import LocalFileSource
+from redo_lib.format.native_records import parse_header, read_records, record_of
+from redo_lib.native import native
 
 REPO = Path(__file__).resolve().parents[4]
 SHARED = REPO.parent / "shared"
@@ -42,20 +45,36 @@ def log_bytes(seq: int) -> bytes:
 
 @lru_cache(maxsize=4)
 def log_header(seq: int) -> LogHeader:
-    return parse_log_header(log_bytes(seq)[:HEADER_PROBE_SIZE], LOGS[seq].name)
+    return parse_header(log_bytes(seq)[:HEADER_PROBE_SIZE], LOGS[seq].name)
 
 
 @lru_cache(maxsize=4)
 def log_records(seq: int) -> tuple[RedoRecord, ...]:
-    require(LOGS[seq])
-    with LocalFileSource(LOGS[seq]) as source:
-        return tuple(iter_records(source, log_header(seq)))
+    """The records of a real log read by the Rust core (checked against OLR's dump: test_olr_dump)."""
+    return tuple(read_records(log_bytes(seq), name=LOGS[seq].name))
 
 
 @lru_cache(maxsize=1)
 def oracdc_rows() -> tuple[dict[str, Any], ...]:
     with require(ORACDC).open() as handle:
         return tuple(json.loads(line) for line in handle)
+
+
+# A single record taken out of its log has no LWN; give it a neutral one (its time is not compared):
+# (number, nst, length in blocks, SCN, raw redo time).
+NO_LWN = (0, 1, 1, 0, 0)
+
+
+def parse_oracdc_record(row: dict[str, Any]) -> RedoRecord:
+    """One oracdc record from its hex (block headers removed) with the layout of its
+    redo_log_profile, parsed by the Rust core (``native.parse_record``)."""
+    layout = PROFILES[row["redo_log_profile"]]
+    seq, block, offset = (int(part, 16) for part in row["rba"].split("."))
+    plain = native.parse_record(
+        bytes.fromhex(row["hex"]), big_endian=layout.big_endian, compat_version=layout.compat_version,
+        rba=(seq, block, offset), thread=1, lwn=NO_LWN,
+    )  # fmt: skip
+    return record_of(plain)
 
 
 class BytesSource:

@@ -1,5 +1,5 @@
-"""Blocks 0 and 1 -> LogHeader (redo-format §1.2-§1.4): the real 23.6 headers against OLR's dump
-lines, the error cases of §1.3, and a synthetic big-endian log (no real one exists, §13)."""
+"""Blocks 0 and 1 -> LogHeader (redo-format §1.2-§1.4), parsed by the Rust core
+(``native_records.parse_header``): the real 23.6 headers against OLR's dump lines, the error cases of §1.3, and a synthetic big-endian log (no real one exists, §13)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ from redo_lib.errors import (
     TruncatedLogError,
     UnsupportedFormatError,
 )
-from redo_lib.format import HEADER_PROBE_SIZE, parse_log_header
+from redo_lib.format import HEADER_PROBE_SIZE
 from redo_lib.format.blocks import write_checksum
 from redo_lib.format.layout import encode_redo_time
-from redo_lib.format.reader import iter_records
+from redo_lib.format.native_records import parse_header as parse_log_header
+from redo_lib.format.native_records import read_records
 
-from .realdata import DUMPS, BytesSource, log_bytes, log_header, oracdc_rows, require
+from .realdata import DUMPS, log_bytes, log_header, oracdc_rows, require
 from .synthetic import relayout
 
 
@@ -245,8 +246,8 @@ def test_big_endian_log_with_the_aix_record_reads_end_to_end() -> None:
         big_endian=True,
         sequence=0x63,
     )
-    header = parse_log_header(body, "aix.dbf")
-    records = list(iter_records(BytesSource(body, "aix.dbf"), header))
+    assert parse_log_header(body, "aix.dbf").big_endian
+    records = list(read_records(body, name="aix.dbf"))
     assert [r.length for r in records] == [68, row["bytes_len"]]
     assert records[1].time == when and records[1].vectors
     # §4.1 / §12: the AIX record (Op11_17_Test) holds one media-recovery-marker vector with AFN 0

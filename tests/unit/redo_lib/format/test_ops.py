@@ -1,5 +1,9 @@
-"""Op parsers on fields built byte by byte from the layouts of redo-format §5 (worked example of
-§11 included), and the vector walk of §4 (24/32-byte headers, alignment, bounds)."""
+"""The Rust core's op parsers on fields built byte by byte from the layouts of redo-format §5 (worked
+example of §11 included), and its vector walk of §4 (24/32-byte headers, alignment, bounds).
+
+Each case is wrapped into one change vector of one record (``vector``, ``record``) and parsed by
+``native.parse_record``; the sub-parsers (KTB, KDO, packed columns) are reached through the op
+bodies that carry them."""
 
 from __future__ import annotations
 
@@ -10,9 +14,13 @@ import pytest
 from redo_lib.errors import FormatError
 from redo_lib.format.layout import FileLayout
 from redo_lib.format.model import (
+    ChangeVector,
     Ddl,
     DirectLoadBlock,
+    Kdo,
+    KtbRedo,
     Opaque,
+    OpBody,
     PartialRollback,
     RowOperation,
     SessionInfo,
@@ -20,9 +28,9 @@ from redo_lib.format.model import (
     TransactionEnd,
     UndoRecord,
 )
-from redo_lib.format.opcodes import parse_body
-from redo_lib.format.ops.kdo import parse_kdo, parse_ktb, parse_packed_columns
-from redo_lib.format.vectors import parse_vectors
+from redo_lib.format.native_records import record_of
+from redo_lib.format.writer import RECORD_HEADER, WriterLayout, write_record
+from redo_lib.native import native
 from redo_lib.scn import Uba, Xid
 
 L19 = FileLayout(compat_version=0x13000000)
@@ -36,6 +44,63 @@ def le(fmt: str, *values: int) -> bytes:
 
 def pad(data: bytes, size: int) -> bytes:
     return data + bytes(size - len(data))
+
+
+def vector(
+    layer: int, code: int, fields: list[bytes] | tuple[bytes, ...], *, wide: bool = True, cls: int = 1,
+    big: bool = False, typ: int = 2,
+) -> bytes:  # fmt: skip
+    """One change vector (§4.1 header: 24 bytes, 32 with CON_ID; §4.2 field list, 4-byte aligned)."""
+    o = ">" if big else "<"
+    head = struct.pack(
+        o + "BBHHHIIHHBBH", layer, code, cls, 7, 0x0001, 0x0100000E, 0x229606, 0, 0, 1, typ, 0x1C16
+    )
+    if wide:
+        head += struct.pack(o + "HHHH", 3, 0, 0, 0)
+    lengths = struct.pack(o + "H", 2 + 2 * len(fields)) + b"".join(
+        struct.pack(o + "H", len(f)) for f in fields
+    )
+    body = pad(lengths, (len(lengths) + 3) & ~3) + b"".join(pad(f, (len(f) + 3) & ~3) for f in fields)
+    return head + body
+
+
+def record(layout: FileLayout, *vectors: bytes) -> bytes:
+    """A record (§3.2 header, 24 bytes) holding ``vectors``."""
+    return write_record(
+        WriterLayout(layout.big_endian, 512, layout.compat_version), scn=1, subscn=1, vectors=list(vectors)
+    )
+
+
+def parse_vectors(layout: FileLayout, data: bytes) -> tuple[ChangeVector, ...]:
+    """The vectors of a record, parsed by the Rust core."""
+    plain = native.parse_record(
+        data, big_endian=layout.big_endian, compat_version=layout.compat_version, lwn=(0, 1, 1, 0, 0)
+    )
+    return record_of(plain).vectors
+
+
+def parse_body(
+    layer: int, code: int, typ: int, fields: tuple[bytes, ...], cls: int, layout: FileLayout
+) -> OpBody:
+    """The op body of one vector ``layer.code`` holding ``fields``."""
+    wide = layout.compat_version >= 0x0C100000
+    data = record(layout, vector(layer, code, fields, wide=wide, cls=cls, big=layout.big_endian, typ=typ))
+    (cv,) = parse_vectors(layout, data)
+    return cv.body
+
+
+def parse_ktb(field: bytes, layout: FileLayout) -> KtbRedo | None:
+    """The KTB redo of an 11.3 (delete row piece) whose first field is ``field``."""
+    body = parse_body(11, 3, 0, (field, KDO_DRP), 1, layout)
+    assert isinstance(body, RowOperation)
+    return body.ktb
+
+
+def parse_kdo(field: bytes, layout: FileLayout, *columns: bytes) -> Kdo:
+    """The KDO of an 11.x whose second field is ``field`` (the op from its byte @10)."""
+    body = parse_body(11, field[10], 0, (KTB_Z, field, *columns), 1, layout)
+    assert isinstance(body, RowOperation)
+    return body.kdo
 
 
 # -- KTB (§5.0.1) -----------------------------------------------------------------------------
@@ -93,7 +158,7 @@ def test_kdo_irp_of_the_worked_example() -> None:
     field[16], field[17], field[18] = 0x2C, 0x02, 2
     field[40:42] = le("H", 9)
     field[42:44] = le("H", 5)
-    kdo = parse_kdo(bytes(field), L19)
+    kdo = parse_kdo(bytes(field), L19, b"\xc1\x02", b"AB")
     assert (kdo.code.name, kdo.bdba, kdo.fb, kdo.cc, kdo.size_delt, kdo.slot, kdo.tabn) == (
         "IRP",
         0x0600000E,
@@ -111,19 +176,20 @@ def test_kdo_irp_middle_piece_has_head_and_next_row_ids() -> None:
     field[16], field[18] = 0x08, 1  # F only: not head, not last
     field[20:26] = le("IH", 0x111, 3)
     field[28:34] = le("IH", 0x222, 4)
-    kdo = parse_kdo(bytes(field), L19)
+    kdo = parse_kdo(bytes(field), L19, b"x")
     assert (kdo.hrid, kdo.nrid) == ((0x111, 3), (0x222, 4))
 
 
 def test_kdo_urp_size_is_signed() -> None:
     field = kdo_base(0x05) + bytes([0x2C, 1, 0, 0]) + le("H", 7) + bytes([3, 2]) + le("h", -1) + b"\x00\x00"
-    kdo = parse_kdo(field, L19)
+    kdo = parse_kdo(field, L19, le("HH", 0, 1), b"a", b"b")
     assert (kdo.code.name, kdo.slot, kdo.ncol, kdo.nnew, kdo.size_delt, kdo.lock) == ("URP", 7, 3, 2, -1, 1)
 
 
 def test_kdo_qmi_slots() -> None:
     field = kdo_base(0x0B) + bytes([0, 1, 3, 0]) + le("HHH", 4, 5, 6) + b"\0\0"
-    assert parse_kdo(field, L19).slots == (4, 5, 6)
+    rows = bytes([0x2C, 0, 1, 1, 0x41]) * 3
+    assert parse_kdo(field, L19, le("HHH", 5, 5, 5), rows).slots == (4, 5, 6)
 
 
 def test_kdo_cfa_next_row_id() -> None:
@@ -137,7 +203,7 @@ def test_kdo_cfa_next_row_id() -> None:
 )
 def test_kdo_shorter_than_its_op_needs_is_a_format_error(op: int, size: int) -> None:
     with pytest.raises(FormatError, match="too short"):
-        parse_kdo(pad(kdo_base(op), size), L19)
+        parse_kdo(pad(kdo_base(op), size), L19, b"x")
 
 
 # -- packed columns (§5.0.1) ------------------------------------------------------------------
@@ -154,7 +220,7 @@ def test_kdo_shorter_than_its_op_needs_is_a_format_error(op: int, size: int) -> 
     ids=["short", "null", "long-length", "empty"],
 )
 def test_length_prefixed_columns(raw: str, count: int, expected: tuple[bytes | None, ...]) -> None:
-    assert parse_packed_columns(bytes.fromhex(raw), count, L19, "t")[0] == expected
+    assert packed_columns(bytes.fromhex(raw), count) == expected
 
 
 @pytest.mark.parametrize(
@@ -162,7 +228,17 @@ def test_length_prefixed_columns(raw: str, count: int, expected: tuple[bytes | N
 )
 def test_bad_length_prefixed_columns_raise(raw: str) -> None:
     with pytest.raises(FormatError):
-        parse_packed_columns(bytes.fromhex(raw), 1, L19, "t")
+        packed_columns(bytes.fromhex(raw), 1)
+
+
+def packed_columns(raw: bytes, count: int) -> tuple[bytes | None, ...]:
+    """The columns of one 11.11 (QMI) row: flag, lock, column count, then ``raw`` (§5.0.1)."""
+    kdo = kdo_base(0x0B) + bytes([0, 0, 1, 0]) + le("H", 0) + b"\0\0"
+    row = bytes([0x2C, 0, count]) + raw
+    body = parse_body(11, 11, 0, (KTB_Z, kdo, le("H", len(row)), row), 1, L19)
+    assert isinstance(body, RowOperation)
+    (only,) = body.qmi_rows
+    return only.columns
 
 
 # -- 5.1 / 11.x (§5.1, §5.6, worked example §11) ------------------------------------------------
@@ -473,22 +549,6 @@ def test_short_bodies_of_parsed_opcodes_raise_format_error(
 # -- vectors (§4) -----------------------------------------------------------------------------
 
 
-def vector(
-    layer: int, code: int, fields: list[bytes], *, wide: bool = True, cls: int = 1, big: bool = False
-) -> bytes:
-    o = ">" if big else "<"
-    head = struct.pack(
-        o + "BBHHHIIHHBBH", layer, code, cls, 7, 0x0001, 0x0100000E, 0x229606, 0, 0, 1, 2, 0x1C16
-    )
-    if wide:
-        head += struct.pack(o + "HHHH", 3, 0, 0, 0)
-    lengths = struct.pack(o + "H", 2 + 2 * len(fields)) + b"".join(
-        struct.pack(o + "H", len(f)) for f in fields
-    )
-    body = pad(lengths, (len(lengths) + 3) & ~3) + b"".join(pad(f, (len(f) + 3) & ~3) for f in fields)
-    return head + body
-
-
 @pytest.mark.parametrize(
     ("layout", "wide"),
     [(L19, True), (L11, False), (B19, True)],
@@ -498,7 +558,7 @@ def test_vector_header_and_aligned_fields(layout: FileLayout, wide: bool) -> Non
     data = vector(13, 59, [b"abc", b"", b"12345"], wide=wide, big=layout.big_endian) + vector(
         10, 2, [b"x"], wide=wide, big=layout.big_endian
     )
-    (first, second) = parse_vectors(data, 0, len(data), layout)
+    (first, second) = parse_vectors(layout, record(layout, data))
     assert (first.opcode, first.fields, first.afn, first.dba, first.scn, first.seq, first.change_type) == (
         (13, 59),
         (b"abc", b"", b"12345"),
@@ -512,25 +572,26 @@ def test_vector_header_and_aligned_fields(layout: FileLayout, wide: bool) -> Non
     assert (second.index, second.opcode, second.offset) == (
         2,
         (10, 2),
-        len(data) - len(vector(10, 2, [b"x"], wide=wide)),
+        RECORD_HEADER + len(data) - len(vector(10, 2, [b"x"], wide=wide)),
     )
 
 
 def test_field_running_past_the_record_is_a_format_error_with_its_offset() -> None:
-    data = vector(13, 59, [b"abcdefgh"])
+    data = record(L19, vector(13, 59, [b"abcdefgh"]))
+    data = (len(data) - 4).to_bytes(4, "little") + data[4:-4]
     with pytest.raises(FormatError, match="runs past the record") as info:
-        parse_vectors(data, 0, len(data) - 4, L19)
-    assert info.value.position.offset == 36
+        parse_vectors(L19, data)
+    assert info.value.position.offset == RECORD_HEADER + 36
 
 
 def test_vector_header_cut_by_the_record_end_is_a_format_error() -> None:
-    data = vector(13, 59, [b"a"])
+    data = record(L19, vector(13, 59, [b"a"]), bytes(8))
     with pytest.raises(FormatError, match="header cut"):
-        parse_vectors(data + bytes(8), 0, len(data) + 8, L19)
+        parse_vectors(L19, data)
 
 
 def test_body_errors_name_the_opcode_and_change_number() -> None:
-    data = vector(5, 2, [bytes(10)])
+    data = record(L19, vector(5, 2, [bytes(10)]))
     with pytest.raises(FormatError) as info:
-        parse_vectors(data, 0, len(data), L19)
+        parse_vectors(L19, data)
     assert info.value.details["opcode"] == "5.2" and info.value.details["change"] == 1

@@ -1,4 +1,5 @@
-"""The 225 single real records of oracdc's tests (19c LE, 11g LE, AIX 19c BE), parsed one by one.
+"""The 225 single real records of oracdc's tests (19c LE, 11g LE, AIX 19c BE), parsed one by one by
+the Rust core (``native.parse_record``).
 
 Expected values come from the data set: its SCN and RBA, the LogMiner SQL and ROWIDs the test
 methods assert, and the opcode in each test's name; plus the cross-checks of redo-format §13
@@ -7,7 +8,6 @@ methods assert, and the opcode in each test's name; plus the cross-checks of red
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections import defaultdict
 from functools import lru_cache
@@ -15,25 +15,14 @@ from typing import Any
 
 import pytest
 
-from redo_lib.format.layout import FileLayout
-from redo_lib.format.model import LwnHeader, RedoRecord, RowOperation, UndoRecord
-from redo_lib.format.records import parse_record
-from redo_lib.scn import Rba, Uba
+from redo_lib.format.model import RedoRecord, RowOperation, UndoRecord
+from redo_lib.scn import Uba
 
-from .realdata import PROFILES, oracdc_rows
+from .realdata import PROFILES, oracdc_rows, parse_oracdc_record
 
 pytestmark = pytest.mark.realdata
 
-# A single record taken out of its log has no LWN; give it a neutral one (its time is not compared).
-NO_LWN = LwnHeader(number=0, nst=1, length=1, scn=0, time=dt.datetime(1988, 1, 1, tzinfo=dt.UTC))
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-
-
-def parse_hex_record(hex_text: str, rba: str, profile: str) -> RedoRecord:
-    """One record from its hex (block headers removed) with the layout of oracdc's redo_log_profile."""
-    layout: FileLayout = PROFILES[profile]
-    seq, block, offset = (int(part, 16) for part in rba.split("."))
-    return parse_record(bytes.fromhex(hex_text), Rba(seq, block, offset), thread=1, layout=layout, lwn=NO_LWN)
 
 
 def rowid(dataobj: int, dba: int, slot: int) -> str:
@@ -51,9 +40,7 @@ def test_rowid_helper_matches_the_documented_example() -> None:
 
 @lru_cache(maxsize=1)
 def parsed() -> tuple[tuple[dict[str, Any], RedoRecord], ...]:
-    return tuple(
-        (row, parse_hex_record(row["hex"], row["rba"], row["redo_log_profile"])) for row in oracdc_rows()
-    )
+    return tuple((row, parse_oracdc_record(row)) for row in oracdc_rows())
 
 
 def _row_id(row: dict[str, Any]) -> str:

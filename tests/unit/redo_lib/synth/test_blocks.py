@@ -64,17 +64,14 @@ def test_block_image_splits_into_rows_in_slot_order(big_endian: bool) -> None:
 
 
 def test_direct_insert_record_holds_a_marker_and_the_block(tmp_path: Path) -> None:
-    reader = pytest.importorskip("redo_lib.format.reader", reason="reader not available yet")
-    header_mod = pytest.importorskip("redo_lib.format.header", reason="reader not available yet")
-    sources = pytest.importorskip("redo_lib.storage.sources", reason="reader not available yet")
+    from redo_lib.format.native_records import read_records
+
     result, trail = run(
         "steps:\n- direct_insert: {table: T, rows: [{ID: 1, NAME: a}, {ID: 2}, {ID: 3, QTY: 4}]}\n- commit",
         tmp_path,
     )
-    source = sources.LocalFileSource(result.logs[0])
-    with source:
-        header = header_mod.parse_log_header(source.read(0, 8192), source.name)
-        loads = [r for r in reader.iter_records(source, header) if (19, 1) in [v.opcode for v in r.vectors]]
+    records = read_records(result.logs[0].read_bytes(), name=result.logs[0].name)
+    loads = [r for r in records if (19, 1) in [v.opcode for v in r.vectors]]
     (record,) = loads
     assert [v.opcode for v in record.vectors] == [(24, 6), (19, 1)]  # seed 000
     load = record.vectors[1]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from redo_lib.format.native_records import parse_header, read_records
 from redo_lib.synth import GenerationResult, generate, load_scenario, parse_scenario
 from tests.unit.redo_lib.synth.running import table_rows
 from tests.unit.redo_lib.synth.running import trail as read_trail
@@ -23,20 +24,15 @@ REAL_23 = (
 )
 NAMES = sorted(p.stem for p in SCENARIOS.glob("*.yaml"))
 
-reader = pytest.importorskip("redo_lib.format.reader", reason="reader not available yet")
-header_mod = pytest.importorskip("redo_lib.format.header", reason="reader not available yet")
-sources = pytest.importorskip("redo_lib.storage.sources", reason="reader not available yet")
-
 
 def _generate(name: str, tmp_path: Path) -> GenerationResult:
     return generate(load_scenario(SCENARIOS / f"{name}.yaml"), tmp_path / name)
 
 
 def _records(path: Path) -> list[Any]:
-    source = sources.LocalFileSource(path)
-    with source:
-        header = header_mod.parse_log_header(source.read(0, header_mod.HEADER_PROBE_SIZE), source.name)
-        return [header, *reader.iter_records(source, header)]
+    """The log's header and records, read by the Rust core."""
+    data = path.read_bytes()
+    return [parse_header(data, path.name), *read_records(data, name=path.name)]
 
 
 def _opcodes(result: GenerationResult) -> Counter[tuple[int, int]]:
