@@ -2,8 +2,8 @@
 
 Every error raised on purpose on bad input is a ``RedoError`` subclass carrying a ``Position``
 (file, sequence, block, offset, or line for the text-dump input) and structured ``details``.
-Parsers fill block/offset where they know them; the boundary (``LogReader``, ``pipeline``) adds the
-file once with :func:`locate`. Anything else escaping a public function is a bug.
+Parsers (the Rust core's too, through the binding) fill block/offset where they know them; the
+boundary (``pipeline``) adds the file once with :func:`locate`. Anything else escaping a public function is a bug.
 
 Layer 0: imports nothing from redo_lib.
 """

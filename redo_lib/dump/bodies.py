@@ -37,8 +37,8 @@ from redo_lib.format.model import (
 )
 from redo_lib.scn import Xid
 
-# Opaque categories by layer: the same names as format/opcodes.py LAYER_CATEGORIES (the binary
-# reader's), so both inputs count opaque vectors alike.
+# Opaque categories by layer: the same names as the binary reader's (``category`` in
+# crates/redo-core/src/ops/mod.rs), so both inputs count opaque vectors alike.
 CATEGORIES = {
     4: "cleanout",
     5: "undo",

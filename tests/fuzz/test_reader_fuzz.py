@@ -79,6 +79,18 @@ def mutate(data: bytes, edits: list[tuple[float, int]], repair: bool, cut: float
     return bytes(buf)
 
 
+#: A real log mutated (``mutate``), a block range and an error policy.
+MUTATED_LOG = {
+    "seq": st.sampled_from(sorted(LOGS)),
+    "edits": st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), min_size=1, max_size=12),
+    "repair": st.booleans(),
+    "cut": st.none() | st.floats(0, 1),
+    "first": st.integers(0, 700),
+    "span": st.none() | st.integers(1, 700),
+    "policy": st.sampled_from(list(ErrorPolicy)),
+}
+
+
 def _positioned(exc: RedoError, data: bytes, first: int) -> None:
     """The error names the file and a block of the file or of the asked range."""
     assert exc.position.file == "fuzz.dbf"
@@ -86,15 +98,7 @@ def _positioned(exc: RedoError, data: bytes, first: int) -> None:
 
 
 @_fuzz(200)
-@given(
-    seq=st.sampled_from(sorted(LOGS)),
-    edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), min_size=1, max_size=12),
-    repair=st.booleans(),
-    cut=st.none() | st.floats(0, 1),
-    first=st.integers(0, 700),
-    span=st.none() | st.integers(1, 700),
-    policy=st.sampled_from(list(ErrorPolicy)),
-)
+@given(**MUTATED_LOG)
 def test_mutated_logs_give_records_or_only_redo_errors(
     seq: int,
     edits: list[tuple[float, int]],
@@ -117,15 +121,7 @@ def test_mutated_logs_give_records_or_only_redo_errors(
 
 
 @_fuzz(100)
-@given(
-    seq=st.sampled_from(sorted(LOGS)),
-    edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 255)), min_size=1, max_size=12),
-    repair=st.booleans(),
-    cut=st.none() | st.floats(0, 1),
-    first=st.integers(0, 700),
-    span=st.none() | st.integers(1, 700),
-    policy=st.sampled_from(list(ErrorPolicy)),
-)
+@given(**MUTATED_LOG)
 def test_mutated_logs_give_events_or_only_redo_errors(
     seq: int,
     edits: list[tuple[float, int]],

@@ -35,7 +35,6 @@ import pytest
 
 from redo_lib.assembly.events import ChangeEvent, EventKind, iter_events
 from redo_lib.assembly.rows import RowChange, RowOp, iter_row_changes
-from redo_lib.format.model import RedoRecord
 from redo_lib.scn import Xid
 from tests.unit.redo_lib.format.realdata import parse_oracdc_record
 
@@ -152,11 +151,6 @@ def _methods() -> dict[str, list[dict[str, Any]]]:
 METHODS = _methods()
 
 
-def _parse_record(row: dict[str, Any]) -> RedoRecord:
-    """One record, parsed by the Rust core (block headers removed, its redo_log_profile's layout)."""
-    return parse_oracdc_record(row)
-
-
 def _statements(method: str) -> list[Statement]:
     """The method's statements (every record of a method carries the same list). The extraction kept
     a line break wherever the Java source continued a string literal on the next line, even inside
@@ -170,7 +164,7 @@ def row_changes(method: str) -> tuple[RowChange, ...]:
     """The row changes of a method's records: CHANGE events per transaction, in record order."""
     by_xid: dict[Xid, list[ChangeEvent]] = {}
     for row in METHODS[method]:
-        for event in iter_events(_parse_record(row)):
+        for event in iter_events(parse_oracdc_record(row)):
             # none of these methods has a partial rollback; one would need the transaction table
             assert event.kind is not EventKind.PARTIAL_ROLLBACK, f"{method}: partial rollback"
             if event.kind is EventKind.CHANGE:

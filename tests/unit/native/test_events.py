@@ -219,14 +219,21 @@ def test_named_scenario_events(name: str, gen_dir: Path) -> None:
 
 @pytest.mark.parametrize("index", range(len(MATRIX)), ids=matrix_id)
 def test_random_seed_events_whole_in_steps_and_split(index: int, gen_dir: Path) -> None:
-    block = MATRIX[index][2]
     result, written = generated(f"seed-{index}", gen_dir)
-    for log in result.logs:
+    _assert_seed_events(result.logs, written, MATRIX[index][2], index, step_blocks=8)
+
+
+def _assert_seed_events(
+    logs: Sequence[Path], written: Written, block: int, seed: int, *, step_blocks: int
+) -> None:
+    """Each log's events whole, in steps of ``step_blocks`` and split at a random block (both
+    halves with a one-block tail) are those of the records written."""
+    for log in logs:
         data = log.read_bytes()
         records = _written_records(data, written)
         whole = assert_events(data, records, name=log.name)
-        assert rust_events(data, name=log.name, tail_bytes=block, step_bytes=8 * block) == whole
-        cut = random.Random(index).randrange(3, max(len(data) // block, 4))
+        assert rust_events(data, name=log.name, tail_bytes=block, step_bytes=step_blocks * block) == whole
+        cut = random.Random(seed).randrange(3, max(len(data) // block, 4))
         assert_events(data, records, 2, cut, name=log.name, tail_bytes=block)
         assert_events(data, records, cut, None, name=log.name, tail_bytes=block)
 
@@ -247,14 +254,7 @@ def test_random_seed_events_slow(seed: int, tmp_path: Path) -> None:
 
     axes = _slow_axes(seed)
     result, written = generate_written(random_scenario(seed, steps=120, **axes), tmp_path)
-    block = axes["block_size"]
-    for log in result.logs:
-        data = log.read_bytes()
-        records = _written_records(data, written)
-        whole = assert_events(data, records, name=log.name)
-        assert rust_events(data, name=log.name, tail_bytes=block, step_bytes=32 * block) == whole
-        cut = random.Random(seed).randrange(3, max(len(data) // block, 4))
-        assert_events(data, records, cut, None, name=log.name, tail_bytes=block)
+    _assert_seed_events(result.logs, written, axes["block_size"], seed, step_blocks=32)
 
 
 @cache

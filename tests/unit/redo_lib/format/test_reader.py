@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from redo_lib.errors import BlockHeaderError, ChecksumError, ErrorPolicy, TruncatedLogError
+from redo_lib.errors import BlockHeaderError, ChecksumError, ErrorPolicy, FormatError, TruncatedLogError
 from redo_lib.format import HEADER_PROBE_SIZE, encode_redo_time
 from redo_lib.format.model import RedoRecord
 from redo_lib.format.native_records import parse_header, read_records, record_of
@@ -202,3 +202,11 @@ def test_file_type_0x42_is_accepted_for_1024_byte_blocks() -> None:
     big = relayout(data[:1024], raw, starts, 1024, sequence=16, file_type=0x42)
     assert parse_header(big[:HEADER_PROBE_SIZE]).file_type == 0x42
     assert len(list(read_records(big))) == len(full)
+
+
+def test_a_record_outside_any_lwn_is_a_format_error() -> None:
+    """A record that does not start an LWN, handed over alone with no LWN header before it (§3.3)."""
+    record = next(r for r in log_records(15) if r.lwn is None)
+    raw = record_bytes(log_bytes(15), 512, record)
+    with pytest.raises(FormatError, match="outside any LWN"):
+        native.parse_record(raw, compat_version=log_header(15).compat_version, rba=(15, 2, 16))
