@@ -66,6 +66,8 @@ def redo_archive_discovery() -> None:
         logical_date=None,
         skip_when_already_exists=True,
         max_active_tis_per_dagrun=1,  # trigger in plan order: the pipeline runs batches one at a time
+        doc_md="One `redo_pipeline` run per planned batch (run id `batch__<batch id>`, conf "
+        '`{"batch_id": ...}`), in plan order; a batch triggered before is skipped.',
     ).expand_kwargs(plan(discover()))
 
 

@@ -65,7 +65,16 @@ def _spark_batch() -> SparkStageOperator:
         name=f"redotrail-batch-{_resolved('batch_id')}",
         retries=2,
         outlets=PUBLISHED,
+        doc_md=STAGES_DOC,
     )
+
+
+STAGES_DOC = """`spark-submit spark_jobs/batch.py --batch-dir DIR`: decode, assemble, validate and publish in one
+Spark application, each stage printing `batch <id>: <stage> done in N s`. A failed stage writes
+`report/failure.json` and prints its error as the last line of this log. Exit 1 is retried (twice, a
+minute apart); 2 (rules broken), 3 (publish refused), 4 (an error in the input) and 5 (a pinned jar
+missing) are not: the **report** task's log names the stage, its error and the links to the batch's
+Data Docs and the operations report."""
 
 
 PARAMS = {

@@ -306,7 +306,7 @@ def render_status(doc: Mapping[str, Any]) -> str:
     lines += ["", f"Batches: {b['total']} ({counts or 'none'})"]
     rows = [
         [d["batch_id"], d["kind"], d["status"], d["logs"], _mb(d["bytes"]),
-         render_duration(d["duration_s"]), f"{d['mb_per_s']:.2f}" if d["mb_per_s"] is not None else None]
+         render_duration(d["duration_s"]), f"{d['mb_per_s']:.3g}" if d["mb_per_s"] is not None else None]
         for d in b["recent"]
     ]  # fmt: skip
     if rows:

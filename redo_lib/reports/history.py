@@ -59,7 +59,7 @@ def lag_chart(batches: Sequence[Mapping[str, Any]]) -> Any:
         alt.Chart(alt.Data(values=rows))
         .mark_line(point=True)
         .encode(
-            x=alt.X("finished:T", title="batch finished"),
+            x=alt.X("finished:T", title="batch finished", axis=alt.Axis(format="%Y-%m-%d %H:%M")),
             y=alt.Y("lag_hours:Q", title="lag at finish (hours)"),
             tooltip=["batch:N", "finished:T", alt.Tooltip("lag_hours:Q", format=".2f")],
         )

@@ -91,6 +91,9 @@ def test_tags_owner_retries_and_docs(parsed: dict[str, Any], path: Path) -> None
     assert (dag.default_args.get("retries") or 0) >= 1, "retries are set in default_args"
     assert dag.doc_md == ast.get_docstring(ast.parse(path.read_text()), clean=False)
     assert dag.catchup is False
+    # every task has docs the UI renders (Task Docs): a @task's docstring, or doc_md given
+    undocumented = [t.task_id for t in dag.tasks if not (t.doc_md or "").strip()]
+    assert undocumented == [], f"tasks without doc_md: {undocumented}"
 
 
 @pytest.mark.parametrize("path", DAG_FILES, ids=lambda p: p.stem)
