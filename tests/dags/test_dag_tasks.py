@@ -267,6 +267,10 @@ def test_report_names_the_stage_and_error_of_a_failure_before_validation(
     error = "1_15_7.arc: RBA 0x00000f.00000020.000e (block 32, offset 14): checksum mismatch"
     assert str(failed.value).startswith(f"batch b-000015-000016 is failed: decode failed: {error}")
     assert "summary.json" not in str(failed.value)
+    # the failed run's error links the operations report across batches, rewritten by the task
+    operations = data_dir / "work" / "reports" / "index.html"
+    assert f"operations report: {operations}" in str(failed.value) and operations.is_file()
+    assert "b-000015-000016" in operations.read_text() and error in operations.read_text()
     printed = capsys.readouterr()
     assert f"decode b-000015-000016 failed: {error}" in printed.err  # the stage's one line
     report = json.loads(printed.out[printed.out.index("{") :])  # what the report task printed
