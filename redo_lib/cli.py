@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
@@ -22,6 +22,7 @@ from redo_lib.errors import ErrorPolicy, RedoError
 from redo_lib.format import HEADER_PROBE_SIZE
 from redo_lib.format.model import LogHeader, RedoRecord
 from redo_lib.format.native_records import parse_header, read_records
+from redo_lib.progress import Progress
 from redo_lib.report import DecodeReport
 from redo_lib.storage import LocalFileSource
 
@@ -74,33 +75,6 @@ def cmd_dump(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     return 0
 
 
-class Progress:
-    """A one-line progress bar on a stream (stdlib only): ``[#####.....]  52%  310/598 blocks``."""
-
-    def __init__(self, total: int, stream: TextIO, *, width: int = 30) -> None:
-        self._total = max(total, 1)
-        self._stream = stream
-        self._width = width
-        self._shown = -1
-        self._last = 0.0
-
-    def update(self, done: int) -> None:
-        percent = min(100, done * 100 // self._total)
-        now = time.monotonic()
-        if percent == self._shown or (now - self._last < 0.1 and percent < 100):
-            return
-        self._shown, self._last = percent, now
-        filled = self._width * percent // 100
-        bar = "#" * filled + "." * (self._width - filled)
-        self._stream.write(f"\r[{bar}] {percent:3d}%  {min(done, self._total)}/{self._total} blocks")
-        self._stream.flush()
-
-    def close(self) -> None:
-        self.update(self._total)
-        self._stream.write("\n")
-        self._stream.flush()
-
-
 def _stats_text(header: LogHeader, name: str, report: DecodeReport) -> str:
     data = report.to_dict()
     lines = [
@@ -139,21 +113,24 @@ def cmd_stats(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.s
 
     source, header = _open(args.log)
     report = DecodeReport()
-    progress = Progress(header.nab, err) if args.progress or err.isatty() else None
     policy = ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE
     end = header.nab if header.nab != 0xFFFFFFFF else max(source.size // header.block_size, 2)
     stop = end if args.last_block is None else min(args.last_block, end)
     step = max(STATS_RANGE_BYTES // header.block_size, 1)
-    with source:
+    bar = Progress(
+        f"stats {os.path.basename(source.name)}",
+        total=stop,
+        unit="blocks",
+        stream=err,
+        enabled=args.progress or None,
+    )
+    with source, bar:
         # block ranges (each record once, redo-format §3.1) so the progress bar moves
         for first in range(max(args.first_block, 2), max(stop, 3), step):
             last = min(first + step, stop) if args.last_block is not None or first + step < stop else None
             for _ in decode_range_arrow(source, first, last, policy=policy, report=report):
                 pass
-            if progress is not None:
-                progress.update(min(first + step, stop))
-        if progress is not None:
-            progress.close()
+            bar.update(min(first + step, stop))
     if args.json:
         doc = {"log": source.name, "thread": header.thread, "sequence": header.sequence, **report.to_dict()}
         out.write(json.dumps(doc, indent=2) + "\n")
@@ -178,13 +155,19 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
     parser.add_argument("--emit-unknown", action="store_true", help="also emit objects the dictionary lacks")
     parser.add_argument("--skip-corrupt", action="store_true", help="count damaged ranges and go on")
     parser.add_argument("--summary", action="store_true", help="print the decode summary (JSON) to stderr")
+    parser.add_argument("--progress", action="store_true", help="progress on stderr even when not a tty")
     args = parser.parse_args(argv)
-    result = decode_logs(
-        args.logs,
-        None if args.schemaless else args.dictionary,
-        options=EmitOptions(emit_unknown=args.emit_unknown),
-        policy=ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE,
-    )
+    size = sum(os.path.getsize(log) for log in args.logs if os.path.isfile(log))
+    # the decode is one call: a pulsing bar with the elapsed time, on a terminal only
+    with Progress(
+        f"decode {len(args.logs)} logs ({size / 1e6:.1f} MB)", stream=err, enabled=args.progress or None
+    ):
+        result = decode_logs(
+            args.logs,
+            None if args.schemaless else args.dictionary,
+            options=EmitOptions(emit_unknown=args.emit_unknown),
+            policy=ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE,
+        )
     if args.format == "jsonl":
         for record in result.trail:
             out.write(json.dumps(record.to_dict()) + "\n")

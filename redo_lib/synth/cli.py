@@ -15,16 +15,19 @@ Settings of the scenario can be overridden (``--compat``, ``--block-size``, ``--
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from redo_lib.errors import RedoError
+from redo_lib.progress import Progress
+from redo_lib.synth.engine import Engine
 from redo_lib.synth.generate import generate
 from redo_lib.synth.load import load_scenario
 from redo_lib.synth.randomized import random_scenario
@@ -87,6 +90,29 @@ def _scenario(args: argparse.Namespace) -> Scenario:
     return scenario
 
 
+@contextlib.contextmanager
+def _progress(
+    args: argparse.Namespace, scenario: Scenario, stream: TextIO | None = None
+) -> Iterator[tuple[Progress, Callable[[Engine, int], None]]]:
+    """A progress bar on a terminal (nothing elsewhere) and the ``on_step`` that moves it: bytes of
+    logs written against ``--size``, else steps against the scenario's (or ``--steps``)."""
+    sized = bool(args.random and args.size)
+    total = (
+        parse_size(args.size)
+        if sized
+        else (len(scenario.steps) if not callable(scenario.steps) else args.steps)
+    )
+    bar = Progress(f"synth {scenario.name}", total=total, unit="bytes" if sized else "steps", stream=stream)
+
+    def on_step(engine: Engine, count: int) -> None:
+        if count % 64:
+            return
+        bar.update(sum(log.bytes_written for log in engine.logs.values()) if sized else count)
+
+    with bar:
+        yield bar, on_step
+
+
 def run(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     """Generate archived logs, dictionary and expected trail from a scenario (or --random)."""
     parser = _parser()
@@ -97,12 +123,14 @@ def run(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     try:
         scenario = _scenario(args)
         target = str(args.out)
-        if target.startswith("s3://"):
-            with tempfile.TemporaryDirectory(prefix="redotrail-synth-") as tmp:
-                result = generate(scenario, tmp, record_steps=not args.no_steps)
-                _upload(Path(tmp), target.rstrip("/"))
-        else:
-            result = generate(scenario, target, record_steps=not args.no_steps)
+        with _progress(args, scenario) as (bar, on_step):
+            if target.startswith("s3://"):
+                with tempfile.TemporaryDirectory(prefix="redotrail-synth-") as tmp:
+                    result = generate(scenario, tmp, record_steps=not args.no_steps, on_step=on_step)
+                    bar.update(0, total=None, description=f"upload to {target}")
+                    _upload(Path(tmp), target.rstrip("/"))
+            else:
+                result = generate(scenario, target, record_steps=not args.no_steps, on_step=on_step)
     except RedoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -38,6 +38,7 @@ LAYERS = {
     "embedded": 9,
     "cluster": 9,
     "status": 9,
+    "progress": 9,
     "reports": 9,
     "synth": 9,
     "cli": 9,
