@@ -345,7 +345,7 @@ def test_backfill_from_the_trigger_form_and_the_reports_offline(stack: Stack, br
     # styled: Bootstrap's stylesheet applied (its body font, not the browser's default serif)
     font = page.evaluate("getComputedStyle(document.body).fontFamily")
     assert "serif" not in font.replace("sans-serif", ""), font
-    _shot(page, "data-docs-validation", full_page=True)
+    _shot(page, "data-docs-validation")
 
     assert offline.blocked == [], f"requests that left the machine: {offline.blocked}"
     offline.context.close()
