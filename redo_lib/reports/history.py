@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ def report_location(work_dir: str) -> str:
 
 
 def _spec_json(chart: Any) -> str:
-    return json.dumps(chart.to_dict()).replace("</", "<\\/")  # never closes the script element
+    return json.dumps(chart.to_dict(validate=False)).replace("</", "<\\/")  # never closes the script element
 
 
 def lag_chart(batches: Sequence[Mapping[str, Any]]) -> Any:
@@ -97,9 +98,9 @@ def _summary(batch_dir: str) -> dict[str, Any]:
         return {}
 
 
-def render_history(status: Mapping[str, Any], batches: Sequence[Mapping[str, Any]], *, vendor: str) -> str:
-    """The page's HTML: ``status`` from collect_status, ``batches`` its batch documents with
-    ``data_docs`` (a link or None) and ``failed`` (the failed rules of report/summary.json)."""
+@cache
+def _templates() -> Any:
+    """The templates' environment, built once (it caches the compiled template)."""
     import jinja2
 
     env = jinja2.Environment(
@@ -109,17 +110,27 @@ def render_history(status: Mapping[str, Any], batches: Sequence[Mapping[str, Any
     )
     env.filters["age"] = render_age
     env.filters["duration"] = render_duration
+    return env
+
+
+def render_history(status: Mapping[str, Any], batches: Sequence[Mapping[str, Any]], *, vendor: str) -> str:
+    """The page's HTML: ``status`` from collect_status, ``batches`` its batch documents with
+    ``data_docs`` (a link or None) and ``failed`` (the failed rules of report/summary.json)."""
     failed_rules = [{"batch_id": b["batch_id"], **rule} for b in batches for rule in b.get("failed") or ()]
-    return env.get_template("history.html.j2").render(
-        status=status,
-        batches=batches,
-        failed_rules=failed_rules,
-        threshold=render_age(status["warn_long_trans_s"]),
-        vendor=vendor,
-        bootstrap_css=BOOTSTRAP_CSS,
-        vega_scripts=VEGA,
-        lag_spec=_spec_json(lag_chart(batches)),
-        throughput_spec=_spec_json(throughput_chart(batches)),
+    return (
+        _templates()
+        .get_template("history.html.j2")
+        .render(
+            status=status,
+            batches=batches,
+            failed_rules=failed_rules,
+            threshold=render_age(status["warn_long_trans_s"]),
+            vendor=vendor,
+            bootstrap_css=BOOTSTRAP_CSS,
+            vega_scripts=VEGA,
+            lag_spec=_spec_json(lag_chart(batches)),
+            throughput_spec=_spec_json(throughput_chart(batches)),
+        )
     )
 
 
