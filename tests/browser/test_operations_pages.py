@@ -230,6 +230,7 @@ class Offline:
     def __init__(self, browser: Any) -> None:
         self.blocked: list[str] = []
         self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.context.set_default_timeout(90_000)  # two busy cores: the UI's first load can take a while
         self.context.route("**/*", self._route)
 
     def _route(self, route: Any) -> None:
