@@ -134,7 +134,7 @@ def report_batch(settings: Settings, batch_id: str, client: Any = None) -> dict[
     long-running transactions the batch carries out (``long_transactions``: one warning each, older
     than ``settings.warn_long_trans_s``) and the operations report across batches, rewritten
     (``operations_report``: its location; ``operations_report_error`` when it could not be written)."""
-    from redo_lib.reports.history import write_history
+    from redo_lib.reports.history import annotate_data_docs, write_history
     from redo_lib.status import batch_doc, long_transaction_warnings, open_transactions_of, read_counts
 
     with LogCatalog(settings.catalog_db) as catalog:
@@ -148,6 +148,7 @@ def report_batch(settings: Settings, batch_id: str, client: Any = None) -> dict[
         )
         result["open_transactions"] = len(txns)
         result["long_transactions"] = long_transaction_warnings(txns, settings.warn_long_trans_s)
+        annotate_data_docs(batch.batch_dir, result["long_transactions"])  # the batch's own report
         try:
             result["operations_report"] = write_history(
                 catalog, settings.work_dir, warn_after_s=settings.warn_long_trans_s

@@ -183,3 +183,32 @@ def link_data_docs(site: Path) -> bool:
     )
     page.write_text(text.replace("<body>", "<body>\n" + link, 1), encoding="utf-8")
     return True
+
+
+WARN_MARK = ("<!-- redotrail long transactions -->", "<!-- /redotrail long transactions -->")
+
+
+def annotate_data_docs(batch_dir: str, warnings: Sequence[str]) -> bool:
+    """Put the batch's long-running transaction warnings at the top of its Data Docs index (after
+    the link to the operations report), replacing those of an earlier run; none removes them.
+    Returns False when the batch has no Data Docs."""
+    import html
+
+    location = join_location(batch_dir, "report", "docs", "index.html")
+    if not object_exists(location):
+        return False
+    text = read_text(location)
+    start, end = WARN_MARK
+    if start in text and end in text:
+        text = text[: text.index(start)] + text[text.index(end) + len(end) :]
+    if warnings:
+        block = "".join(
+            f'<div class="alert alert-warning m-2 redotrail-long-transaction">WARNING: {html.escape(w)}</div>'
+            for w in warnings
+        )
+        anchor = text.index("</div>", text.index(LINK_MARK)) + len("</div>") if LINK_MARK in text else None
+        if anchor is None:
+            anchor = text.index("<body>") + len("<body>") if "<body>" in text else 0
+        text = text[:anchor] + start + block + end + text[anchor:]
+    write_text(location, text)
+    return True

@@ -338,6 +338,8 @@ def test_backfill_from_the_trigger_form_and_the_reports_offline(stack: Stack, br
     row.get_by_role("link", name="Data Docs").click()
     page.locator(".bootstrap-table table tbody tr", has_text=batch_id).first.wait_for()
     assert page.locator("[id=redotrail-operations-link]").count() == 1
+    (warning,) = page.locator(".redotrail-long-transaction").all_inner_texts()
+    assert f"long-running transaction {_long_xid(stack)} open for {render_age(age)}" in warning
     _shot(page, "data-docs-index")
     page.locator(".bootstrap-table table tbody tr", has_text=batch_id).first.locator("td").first.click()
     page.get_by_text("Table-Level Expectations").first.wait_for()

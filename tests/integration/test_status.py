@@ -226,11 +226,22 @@ def test_the_report_task_warns_and_writes_the_operations_report(run: Run) -> Non
     with LogCatalog(run.settings.catalog_db) as catalog:
         covered = catalog.batches()[1].ranges[1][1]
     age = covered * SLEEP_S
+    # the batch's Data Docs index (validate writes it; a page with the link banner stands in here)
+    docs = Path(run.batches[1]["batch_dir"]) / "report" / "docs" / "index.html"
+    docs.parent.mkdir(parents=True, exist_ok=True)
+    docs.write_text('<html><body>\n<div id="redotrail-operations-link">link</div><p>GE</p></body></html>')
     quiet = report_batch(dataclasses.replace(run.settings, warn_long_trans_s=age + 1), second)
     assert quiet["open_transactions"] == 1 and quiet["long_transactions"] == []
+    assert "WARNING" not in docs.read_text()
     loud = report_batch(dataclasses.replace(run.settings, warn_long_trans_s=age - 1), second)
     (warning,) = loud["long_transactions"]
     assert _long_xid(run) in warning and render_age(age) in warning
+    report_batch(dataclasses.replace(run.settings, warn_long_trans_s=age - 1), second)  # a re-run
+    text = docs.read_text()
+    assert text.count("WARNING: long-running transaction " + _long_xid(run)) == 1
+    assert text.index("redotrail-operations-link") < text.index("WARNING") < text.index("<p>GE</p>")
+    report_batch(dataclasses.replace(run.settings, warn_long_trans_s=age + 1), second)
+    assert "WARNING" not in docs.read_text()
     page = Path(loud["operations_report"])
     assert page == Path(run.settings.work_dir) / "reports" / "index.html"
     text = page.read_text()
