@@ -359,7 +359,7 @@ def decode_units(batches: Iterable[Any], batch_dir: str, policy_name: str = "rai
 
 
 @cache
-def _dictionary(location: str | None) -> DictionaryHistory | None:
+def dictionary_at(location: str | None) -> DictionaryHistory | None:
     """The dictionary at a local path or an ``s3://`` URL (once per process)."""
     if not location:
         return None
@@ -383,7 +383,7 @@ def _assembled(
     """Trail rows with their commit-order key; once exhausted, ``result`` holds ``carried_out`` (the
     open transactions' events) and ``counts`` (the partition's reconciliation counts)."""
     table = TransactionTable(memory_limit=memory_limit)
-    emitter = TrailEmitter(dictionary=_dictionary(dictionary), options=EmitOptions(**(options or {})))
+    emitter = TrailEmitter(dictionary=dictionary_at(dictionary), options=EmitOptions(**(options or {})))
     decoded: Counter[tuple[int, str]] = Counter()
     carried_in: Counter[tuple[int, str]] = Counter()
     for row in rows:
@@ -534,7 +534,7 @@ def evolve_batch_dictionary(
     from redo_lib.assembly.rows import iter_row_changes
     from redo_lib.trail.emit import evolve_dictionary
 
-    history = _dictionary(dictionary)
+    history = dictionary_at(dictionary)
     rows = [event_from_row(r) for r in ddl_rows]
     if history is None or not rows:
         return dictionary, {}

@@ -24,6 +24,7 @@ from pathlib import Path
 from redo_lib.embedded import REPO, Embedded
 from redo_lib.pipeline import decode_logs, open_source, read_header
 from redo_lib.scn import render_scn
+from redo_lib.trail.types import comparable, typed_row
 
 REALDATA = REPO.parent / "shared" / "realdata" / "rophy-olr-example-free-23"
 
@@ -109,8 +110,12 @@ def run_pipeline(root: Path, scenario: Path) -> int:
             print()
         for path in sorted((synth / "expected" / "tables").glob("*.jsonl")):
             source_table = path.stem
-            rows = e.table_rows(table_name(source_table))  # the mirror's name, as publish gives it
-            expected = [json.loads(line) for line in path.read_text().splitlines() if line]
+            table = e.table(table_name(source_table))  # the mirror's name, as publish gives it
+            rows = [comparable(r) for r in table.to_pylist()]
+            # the scenario's final state (the trail's text) as the mirror's column types hold it
+            expected = [
+                typed_row(json.loads(line), table.schema) for line in path.read_text().splitlines() if line
+            ]
             print(
                 f"  SELECT * FROM redotrail.{source_table.lower().replace('.', '__')}   (Iceberg mirror of {source_table})"
             )

@@ -125,16 +125,20 @@ class Embedded:
 
         return LogCatalog(str(self.root / "catalog" / "logs.sqlite"))
 
-    def table_rows(self, name: str) -> list[dict[str, Any]]:
-        """Every row of a published Iceberg table of the embedded warehouse (``changelog``, or a
-        mirror named as ``spark_jobs.tables.table_name`` names it), read with pyiceberg."""
+    def table(self, name: str) -> Any:
+        """A published Iceberg table of the embedded warehouse (``changelog``, or a mirror named as
+        ``spark_jobs.tables.table_name`` names it), read whole with pyiceberg as an Arrow table."""
         from pyiceberg.catalog import load_catalog
 
         warehouse = self.root / "warehouse"
         catalog = load_catalog(
             "redotrail", type="sql", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}"
         )
-        rows: list[dict[str, Any]] = catalog.load_table(("redotrail", name)).scan().to_arrow().to_pylist()
+        return catalog.load_table(("redotrail", name)).scan().to_arrow()
+
+    def table_rows(self, name: str) -> list[dict[str, Any]]:
+        """Every row of a published table (``table``) as dicts."""
+        rows: list[dict[str, Any]] = self.table(name).to_pylist()
         return rows
 
     def batch_dir(self, batch_id: str) -> Path:

@@ -16,7 +16,7 @@ mirror started after the row was written), so the row holds only the columns the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 PAIRS = "array<struct<name:string,value:string>>"
@@ -78,9 +78,10 @@ def existing_rows(table: Any, source_table: str, key_columns: Sequence[str], key
 
     match = [column(k).eqNullSafe(F.col(f"_k{i}")) for i, k in enumerate(key_columns)]
     held = table.join(keys, match, "left_semi")
+    types = {f.name: f.dataType.simpleString() for f in table.schema.fields}
     data = [c for c in table.columns if c not in META_COLUMNS]
     image = F.array(
-        *(F.struct(F.lit(c).alias("name"), column(c).cast("string").alias("value")) for c in data)
+        *(F.struct(F.lit(c).alias("name"), as_text(column(c), types[c]).alias("value")) for c in data)
     )
     frame = held.select(image.cast(PAIRS).alias("columns"))
     frame = frame.withColumn("key_columns", F.array(*(F.lit(k) for k in key_columns)))
@@ -195,16 +196,29 @@ def table_columns(folded: Any, known: dict[str, Sequence[str]]) -> dict[str, lis
     return out
 
 
-def wide(folded: Any, source_table: str, columns: Sequence[str], *, with_deletes: bool) -> Any:
-    """One table's folded rows in the mirror's shape (plus ``_op`` when deletes are kept)."""
+def wide(
+    folded: Any, source_table: str, columns: Sequence[str], *, with_deletes: bool,
+    types: Mapping[str, str] | None = None,
+) -> Any:  # fmt: skip
+    """One table's folded rows in the mirror's shape (plus ``_op`` when deletes are kept), each column
+    of ``types`` (``redo_lib.trail.types``) converted from the trail's text (``typed``), and
+    ``UNFIT``: the values that did not fit their column's type (column, rule, text), left NULL."""
     from pyspark.sql import functions as F
 
+    types = types or {}
     rows = folded.where(F.col("source_table") == source_table)
     if not with_deletes:
         rows = rows.where("op = 'U'")
     image = F.expr("map_from_entries(CASE WHEN op = 'U' THEN columns ELSE key_values END)")
     rows = rows.withColumn("_image", image)
-    out = [F.expr(f"try_element_at(_image, {_literal(c)})").alias(c) for c in columns]
+    text = {c: F.expr(f"try_element_at(_image, {_literal(c)})") for c in columns}
+    out, unfit = [], []
+    for c in columns:
+        value, rule = typed(text[c], types.get(c, "string"))
+        out.append(value.alias(c))
+        if rule is not None:
+            unfit.append(F.when(rule.isNotNull(), F.struct(F.lit(c).alias("column"), rule.alias("rule"),
+                                                           text[c].alias("value"))))  # fmt: skip
     out += [
         F.col("rowid").alias("_rowid"),
         F.col("commit_scn").alias("_commit_scn"),
@@ -212,7 +226,87 @@ def wide(folded: Any, source_table: str, columns: Sequence[str], *, with_deletes
     ]
     if with_deletes:
         out.append(F.col("op").alias("_op"))
-    return rows.select(*out)
+    problems = F.filter(F.array(*unfit), lambda x: x.isNotNull()) if unfit else F.array()
+    return rows.select(*out, problems.cast(UNFIT_TYPE).alias(UNFIT))
+
+
+# -- column types ---------------------------------------------------------------------------------
+# The trail's text of a value (redo_lib.values) -> the mirror column's type, and back. A value that
+# does not fit is never rounded or truncated: it becomes NULL and its rule names why (counted by
+# publish, reported in PUBLISHED). The changelog keeps the text.
+
+UNFIT = "_unfit"
+UNFIT_TYPE = "array<struct<column:string,rule:string,value:string>>"
+_FRACTION = r"(\.[0-9]{1,9})?"
+_DATETIME = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}" + _FRACTION
+_SPECIAL_FLOATS = {"Inf": "Infinity", "-Inf": "-Infinity", "Nan": "NaN", "~": "Infinity", "-~": "-Infinity"}
+
+
+def typed(text: Any, sql_type: str) -> tuple[Any, Any]:
+    """(the value as ``sql_type``, the rule it breaks or NULL) for a text column; rule None: any
+    text fits (strings)."""
+    import re
+
+    from pyspark.sql import functions as F
+
+    def rule_if(cond: Any, name: str, otherwise: Any = None) -> Any:
+        out = F.when(text.isNotNull() & cond, F.lit(name))
+        return out if otherwise is None else out.otherwise(otherwise)
+
+    decimal = re.fullmatch(r"decimal\((\d+),(\d+)\)", sql_type)
+    if sql_type == "string":
+        return text, None
+    if decimal or sql_type == "bigint":
+        precision, scale = (int(decimal[1]), int(decimal[2])) if decimal else (18, 0)
+        whole = f"(0|[1-9][0-9]{{0,{precision - scale - 1}}})" if precision > scale else "0"
+        fraction = f"(\\.[0-9]{{1,{scale}}})?" if scale else ""
+        fits = text.rlike(f"^-?{whole}{fraction}$")
+        rule = rule_if(text.isin("~", "-~"), "number_infinite", rule_if(~fits, "number_out_of_range"))
+        return F.when(rule.isNull(), text.cast(sql_type)), rule
+    if sql_type in ("double", "float"):
+        special = F.coalesce(F.element_at(F.create_map(*(F.lit(x) for kv in _SPECIAL_FLOATS.items() for x in kv)),
+                                          text), text)  # fmt: skip
+        value = special.try_cast(sql_type)
+        return value, rule_if(value.isNull(), "not_a_number")
+    if sql_type in ("timestamp_ntz", "timestamp"):
+        # the zone of TIMESTAMP WITH TIME ZONE / LOCAL: an offset, Z, or Z with its region id
+        zone = r"([+-][0-9]{2}:[0-9]{2}|Z)?( \[TZ region [0-9]+\])?$"
+        bare = F.regexp_replace(text, r" \[TZ region [0-9]+\]$", "")
+        micro = F.regexp_replace(bare, r"(\.[0-9]{6})[0-9]+", "$1")
+        value = micro.try_cast(sql_type)
+        rule = rule_if(~text.rlike(_DATETIME + zone), "datetime_out_of_range",
+                       rule_if(text.rlike(r"\.[0-9]{6}[0-9]*[1-9]"), "fraction_below_microsecond",
+                               rule_if(value.isNull(), "datetime_out_of_range")))  # fmt: skip
+        return F.when(rule.isNull(), value), rule
+    if sql_type == "binary":
+        rule = rule_if(~text.rlike("^([0-9A-Fa-f]{2})*$"), "not_hex")
+        return F.when(rule.isNull(), F.unhex(text)), rule
+    if sql_type == "boolean":
+        rule = rule_if(~text.isin("TRUE", "FALSE"), "not_a_boolean")
+        return F.when(rule.isNull(), text == F.lit("TRUE")), rule
+    raise ValueError(f"no conversion from the trail's text to {sql_type}")
+
+
+def as_text(column: Any, sql_type: str) -> Any:
+    """A mirror column's value as text ``typed`` reads back to the same value (existing rows enter the
+    fold as text)."""
+    from pyspark.sql import functions as F
+
+    if sql_type == "string":
+        return column
+    if sql_type == "binary":
+        return F.hex(column)
+    if sql_type == "timestamp_ntz":
+        return F.date_format(column, "yyyy-MM-dd'T'HH:mm:ss.SSSSSS")
+    if sql_type == "timestamp":  # the session's offset: the same instant whatever the zone
+        return F.date_format(column, "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
+    if sql_type == "boolean":
+        return F.when(column, F.lit("TRUE")).when(~column, F.lit("FALSE"))
+    if sql_type.startswith("decimal"):
+        # plain notation, no trailing zeros of the scale (Oracle's text form)
+        plain = column.cast("string")
+        return F.regexp_replace(F.regexp_replace(plain, r"(\.[0-9]*?)0+$", "$1"), r"\.$", "")
+    return column.cast("string")
 
 
 def _literal(text: str) -> str:

@@ -32,15 +32,19 @@ import argparse
 import os
 import signal
 import sys
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from redo_lib.batches import dictionary_at
 from redo_lib.errors import Position, StorageError
 from redo_lib.trail.schema import commit_log_name
+from redo_lib.trail.types import column_types as table_column_types
+from redo_lib.trail.types import table_types
 from spark_jobs import mirror
 from spark_jobs.common import (
     DATA,
@@ -71,6 +75,7 @@ class JobArgs:
     catalog_uri: str | None
     catalog_properties: dict[str, str]
     namespace: str
+    number_as_string: tuple[str, ...] = ()
 
 
 def parse_args(argv: list[str] | None) -> JobArgs:
@@ -90,9 +95,16 @@ def parse_args(argv: list[str] | None) -> JobArgs:
         "$REDOTRAIL_ICEBERG_CATALOG_PROPERTIES, comma-separated",
     )  # fmt: skip
     parser.add_argument("--namespace", default="redotrail")
+    parser.add_argument(
+        "--number-as-string", action="append", metavar="OWNER.TABLE",
+        default=[t.strip() for t in (os.environ.get("REDOTRAIL_NUMBER_AS_STRING") or "").split(",") if t.strip()],
+        help="a table whose NUMBER columns without precision are strings in its mirror, not "
+        "decimal(38,10) (docs/tables.md); default: $REDOTRAIL_NUMBER_AS_STRING, comma-separated",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     props = dict(p.split("=", 1) for p in ns.catalog_property)
-    return JobArgs(ns.batch_dir, ns.warehouse, ns.format, ns.catalog_uri, props, ns.namespace)
+    return JobArgs(ns.batch_dir, ns.warehouse, ns.format, ns.catalog_uri, props, ns.namespace,
+                   tuple(ns.number_as_string))  # fmt: skip
 
 
 def open_store(args: JobArgs, spark: Any) -> Store:
@@ -145,6 +157,8 @@ class MirrorPlan:
     rows: Any  # mirror.wide with _op, over the cached fold
     keys: int
     partial_rows: int
+    types: dict[str, str] = field(default_factory=dict)  # column -> Spark SQL type
+    unfit: list[dict[str, Any]] = field(default_factory=list)  # values left NULL, by column and rule
 
 
 def replayed_changes(
@@ -205,10 +219,12 @@ def replayed_changes(
 
 def fold_mirrors(
     spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str,
-    commit_logs: list[str], keep: list[Any],
+    commit_logs: list[str], keep: list[Any], types: dict[str, dict[str, str]] | None = None,
 ) -> list[MirrorPlan]:  # fmt: skip
     """Fold the batch (and the later changes of its keys) over the rows each pending mirror holds
-    for the affected keys; the fold is computed here (a local checkpoint), before any table commits."""
+    for the affected keys; the fold is computed here (a local checkpoint), before any table commits.
+    ``types``: per source table, its columns' types from the dictionary (``redo_lib.trail.types``);
+    a mirror's existing columns keep the types they have."""
     from pyspark.sql import functions as F
 
     changed = mirror.changes(trail).where(F.col("source_table").isin(list(sources)))
@@ -232,17 +248,42 @@ def fold_mirrors(
     }
     known = {source: store.columns(name) or [] for source, name in sources.items()}
     columns = mirror.table_columns(folded, known)
-    return [
-        MirrorPlan(
-            source,
-            name,
-            keyed.get(source, []),
-            columns[source],
-            mirror.wide(folded, source, columns[source], with_deletes=True),
-            *counts.get(source, (0, 0)),
-        )  # fmt: skip
-        for source, name in sorted(sources.items())
-    ]
+    plans = []
+    for source, name in sorted(sources.items()):
+        held = store.column_types(name)
+        column_types = table_column_types(columns[source], held, (types or {}).get(source, {}))
+        rows = mirror.wide(folded, source, columns[source], with_deletes=True, types=column_types)
+        plans.append(MirrorPlan(source, name, keyed.get(source, []), columns[source], rows,
+                                *counts.get(source, (0, 0)), types=column_types,
+                                unfit=unfit_values(rows)))  # fmt: skip
+    return plans
+
+
+def unfit_values(rows: Any) -> list[dict[str, Any]]:
+    """The values of a mirror's rows that did not fit their column's type (left NULL), counted per
+    column and rule, with one example of the trail's text (one small Spark job)."""
+    from pyspark.sql import functions as F
+
+    found = (
+        rows.select(F.explode(mirror.UNFIT).alias("u"))
+        .groupBy("u.column", "u.rule")
+        .agg(F.count("*").alias("count"), F.min("u.value").alias("example"))
+        .collect()
+    )
+    return [r.asDict() for r in sorted(found, key=lambda r: (r["column"], r["rule"]))]
+
+
+def mirror_types(
+    batch: BatchDir, manifest: dict[str, Any], number_as_string: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """Per source table, its columns' mirror types from the dictionary the trail was written with
+    (the batch's evolved ``dictionary.json`` if assembly wrote one, else the manifest's); none
+    without a dictionary (every column a string)."""
+    location = (
+        batch.uri_of("dictionary.json") if batch.exists("dictionary.json") else manifest.get("dictionary")
+    )
+    history = dictionary_at(location)
+    return table_types(history, number_as_string=number_as_string) if history is not None else {}
 
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
@@ -287,7 +328,12 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             raise ValueError(f"source tables collide on mirror names: {sorted(sources.items())}")
         pending = {s: n for s, n in sources.items() if not store.has_publication(n, publication)}
         changelog_pending = not store.has_publication(CHANGELOG, publication)
-        plans = fold_mirrors(session, trail, store, pending, batch_id, commit_logs, keep) if pending else []
+        types = mirror_types(batch, manifest, args.number_as_string)
+        plans = (
+            fold_mirrors(session, trail, store, pending, batch_id, commit_logs, keep, types)
+            if pending
+            else []
+        )
         fault("publish-staged")
         if changelog_pending:
             rows_out = changelog_rows(trail, batch_id, commit_date=store.format == "delta")
@@ -302,6 +348,10 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             published.append(plan.name)
             partial = f", {plan.partial_rows} partial rows (no row to update)" if plan.partial_rows else ""
             print(f"publish {batch_id}: {plan.source_table} -> {plan.name}: {plan.keys} keys{partial}")
+            for unfit in plan.unfit:
+                print(f"publish {batch_id}: {plan.source_table}.{unfit['column']} ({plan.types[unfit['column']]}): "
+                      f"{unfit['count']} values left NULL in the mirror, rule {unfit['rule']} "
+                      f"(e.g. {unfit['example']!r}; the changelog keeps the text)", file=sys.stderr)  # fmt: skip
     finally:
         for frame in keep:
             frame.unpersist()
@@ -313,6 +363,10 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
         "namespace": args.namespace,
         "sources": dict(sorted(sources.items())),
         "tables": tables,
+        # per mirror: its column types, and the values left NULL because they did not fit them (of
+        # the mirrors this run committed: a retry's skipped tables were counted by the killed run)
+        "column_types": {name: store.column_types(name) for name in sorted(sources.values())},
+        "unfit_values": {plan.name: plan.unfit for plan in plans if plan.unfit},
     }
     batch.write_json(doc, "PUBLISHED")
     print(f"publish {batch_id}: {len(tables)} tables at {args.warehouse} ({store.format})")

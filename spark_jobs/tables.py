@@ -78,6 +78,7 @@ class Store(Protocol):
 
     def frame(self, name: str) -> Any: ...
     def columns(self, name: str) -> list[str] | None: ...
+    def column_types(self, name: str) -> dict[str, str]: ...
     def has_publication(self, name: str, publication: str) -> bool: ...
     def commit_changelog(
         self, rows: Any, batch_id: str, *, publication: str, commit_logs: Sequence[str] = ()
@@ -126,6 +127,12 @@ class _SparkStore:
         """A mirror's data columns (its metadata columns left out), None when it does not exist."""
         frame = self.frame(name)
         return None if frame is None else [c for c in frame.columns if c not in META_COLUMNS]
+
+    def column_types(self, name: str) -> dict[str, str]:
+        """A mirror's data columns and their Spark SQL types (empty when it does not exist)."""
+        frame = self.frame(name)
+        fields = () if frame is None else frame.schema.fields
+        return {f.name: f.dataType.simpleString() for f in fields if f.name not in META_COLUMNS}
 
     @contextmanager
     def _committing(self, batch_id: str, publication: str) -> Iterator[None]:

@@ -26,6 +26,7 @@ import pytest
 
 from redo_lib.embedded import REPO, Embedded
 from redo_lib.storage.s3 import s3_client, upload_file
+from redo_lib.trail.types import comparable, typed_row
 
 pytest_plugins = ["tests.fixtures.s3"]
 pytestmark = [pytest.mark.integration, pytest.mark.airflow, pytest.mark.spark, pytest.mark.timeout(2400)]
@@ -60,19 +61,29 @@ def _upload(scenario: Path, *sequences: int) -> None:
 def _mirror_rows(e: Embedded, source_table: str) -> set[tuple[tuple[str, Any], ...]]:
     from spark_jobs.tables import table_name
 
-    rows = e.table_rows(table_name(source_table))
-    return {tuple(sorted((k, v) for k, v in r.items() if not k.startswith("_"))) for r in rows}
+    rows = e.table(table_name(source_table)).to_pylist()
+    return {tuple(sorted((k, v) for k, v in comparable(r).items() if not k.startswith("_"))) for r in rows}
+
+
+def _typed_expected(e: Embedded, expected: dict[str, list[dict[str, Any]]]) -> dict[str, set[Any]]:
+    """The expected rows as the mirrors' column types hold them (tests/typed_values.py)."""
+    from spark_jobs.tables import table_name
+
+    out = {}
+    for source_table, rows in expected.items():
+        schema = e.table(table_name(source_table)).schema
+        out[source_table] = {tuple(sorted(typed_row(r, schema).items())) for r in rows}
+    return out
 
 
 def _changelog(e: Embedded) -> list[dict[str, Any]]:
     return sorted(e.table_rows("changelog"), key=lambda r: (r["batch_id"], r["trail_seq"]))
 
 
-def _expected_tables(scenario: Path) -> dict[str, set[tuple[tuple[str, Any], ...]]]:
+def _expected_tables(scenario: Path) -> dict[str, list[dict[str, Any]]]:
     tables = {}
     for path in (scenario / "expected" / "tables").glob("*.jsonl"):
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line]
-        tables[path.stem] = {tuple(sorted(r.items())) for r in rows}
+        tables[path.stem] = [json.loads(line) for line in path.read_text().splitlines() if line]
     return tables
 
 
@@ -111,7 +122,7 @@ def test_uploads_gap_and_backfill_end_to_end(embedded: Embedded, scenario: Path)
     for got, want in zip(changelog, expected_trail, strict=True):
         assert {p["name"]: p["value"] for p in got["columns"]} == want["columns"]
         assert (got["op"], got["rowid"], got["commit_scn"]) == (want["op"], want["rowid"], want["commit_scn"])
-    expected_tables = _expected_tables(scenario)
+    expected_tables = _typed_expected(e, _expected_tables(scenario))
     for source_table, rows in expected_tables.items():
         assert _mirror_rows(e, source_table) == rows, source_table
 

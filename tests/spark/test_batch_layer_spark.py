@@ -10,15 +10,18 @@ the driver, which tests/spark/test_publish.py covers).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sys
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from redo_lib.trail.types import typed_row
 from spark_jobs import assemble, decode, publish, validate
 from spark_jobs.tables import table_name
 from tests.integration.test_batch_layer_random import (
@@ -93,15 +96,29 @@ class SparkTables(Tables):
     def changelog(self, value: list[dict[str, Any]]) -> None:
         pass  # written by the publish stage
 
+    def _schema(self, name: str) -> Any:
+        """A mirror's Arrow schema (None: no such table)."""
+        from pyiceberg.catalog.sql import SqlCatalog
+        from pyiceberg.exceptions import NoSuchTableError
+
+        if not (self.warehouse / "catalog.db").exists():
+            return None
+        catalog = SqlCatalog(
+            "redotrail", uri=f"sqlite:///{self.warehouse}/catalog.db", warehouse=f"file://{self.warehouse}"
+        )
+        try:
+            return catalog.load_table(f"redotrail.{name}").schema().as_arrow()
+        except NoSuchTableError:
+            return None
+
+    def _key_columns(self) -> dict[str, list[str]]:
+        return {f"{r['owner']}.{r['table']}": list(r["key_columns"]) for r in self._rows("changelog")}
+
     def mirrors_view(self) -> dict[str, dict[str, dict[str, Any]]]:
-        out: dict[str, dict[str, dict[str, Any]]] = {}
-        for row in self._rows("changelog"):
-            out.setdefault(f"{row['owner']}.{row['table']}", {})
+        """Each mirror's rows by key, their typed values as comparable text (``_canonical``)."""
         views = {}
-        for source in out:
-            owner, table = source.split(".")
-            rows = self._rows(table_name(source))
-            key_columns = next(r["key_columns"] for r in self._rows("changelog") if r["table"] == table)
+        for source, key_columns in self._key_columns().items():
+            rows = [{k: _canonical(v) for k, v in r.items()} for r in self._rows(table_name(source))]
             held = {
                 json.dumps([r.get(k) for k in key_columns], separators=(",", ":")): {
                     k: v for k, v in r.items() if not k.startswith("_") and v is not None
@@ -111,6 +128,39 @@ class SparkTables(Tables):
             if held:
                 views[source] = held
         return views
+
+    def expected_view(
+        self, state: dict[str, dict[str, dict[str, Any]]]
+    ) -> dict[str, dict[str, dict[str, Any]]]:
+        """The expected state (the trail's text) as the typed mirrors hold it (``types.typed_row``:
+        a value the column's type cannot hold is NULL), as comparable text keyed like
+        ``mirrors_view``."""
+        key_columns = self._key_columns()
+        out = {}
+        for source, rows in state.items():
+            schema = self._schema(table_name(source))
+            if source not in key_columns or not rows or schema is None:
+                out[source] = rows  # no mirror to compare with: the text, which then differs
+                continue
+            typed = [{k: _canonical(v) for k, v in typed_row(r, schema).items()} for r in rows.values()]
+            out[source] = {
+                json.dumps([r.get(k) for k in key_columns[source]], separators=(",", ":")): r for r in typed
+            }
+        return out
+
+
+def _canonical(value: Any) -> Any:
+    """A typed value as text two equal values share (NaN included): decimals without trailing zeros,
+    floats by repr, timestamps in ISO form, bytes in hex."""
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f") if value else "0"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.UTC).isoformat() if value.tzinfo else value.isoformat()
+    if isinstance(value, bytes):
+        return value.hex().upper()
+    return value
 
 
 class SparkCase(Case):
