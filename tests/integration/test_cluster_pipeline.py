@@ -110,6 +110,12 @@ def _runs(base: str) -> list[dict[str, Any]]:
     return runs
 
 
+def _settled(base: str) -> bool:
+    """No pipeline run is queued or running: a batch is published in the catalog before its report
+    task has written the operations report and ended."""
+    return all(r["state"] not in ("queued", "running") for r in _runs(base))
+
+
 def _done(cluster: Cluster, env: dict[str, str], logs: int) -> bool:
     """Every uploaded log is in a published batch and no batch waits."""
     from redo_lib.storage.catalog import BatchStatus, LogCatalog, LogStatus
@@ -184,7 +190,7 @@ def test_scheduled_runs_on_the_cluster_profile_publish_the_scenario(
         deadline = time.monotonic() + 1800
         polls = 0
         master_url = f"spark://127.0.0.1:{cluster.ports['spark']}"
-        while polls % 10 or not _done(cluster, env, len(logs)):
+        while polls % 10 or not (_done(cluster, env, len(logs)) and _settled(base)):
             assert time.monotonic() < deadline, f"not every log published in time: {_runs(base)}"
             polls += 1
             if polls % 10 == 0:
