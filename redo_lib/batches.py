@@ -527,22 +527,25 @@ def assemble_arrow(
 
 def evolve_batch_dictionary(
     dictionary: str | None, ddl_rows: Iterable[dict[str, Any]], batch_dir: str
-) -> tuple[str | None, dict[str, int]]:
+) -> tuple[str | None, dict[str, int], list[dict[str, Any]]]:
     """Apply the batch's DDL events (rows, in redo order) to its dictionary before assembly, so every
     partition sees the same versions; the evolved dictionary is written to ``<batch>/dictionary.json``
-    (the next batch starts from it). Returns its location (or the input when nothing changed)."""
+    (the next batch starts from it). Returns its location (or the input when nothing changed), the
+    DDL counts by effect and the DDL that could not be applied (``emit.evolve_dictionary``)."""
     from redo_lib.assembly.rows import iter_row_changes
     from redo_lib.trail.emit import evolve_dictionary
 
     history = dictionary_at(dictionary)
     rows = [event_from_row(r) for r in ddl_rows]
     if history is None or not rows:
-        return dictionary, {}
+        return dictionary, {}, []
     counts: Counter[str] = Counter()
-    evolved = evolve_dictionary(history, iter_row_changes(rows), counts)
+    problems: list[dict[str, Any]] = []
+    evolved = evolve_dictionary(history, iter_row_changes(rows), counts, problems)
     if evolved is history:
-        return dictionary, dict(counts)
-    return write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json()), dict(counts)
+        return dictionary, dict(counts), problems
+    location = write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json())
+    return location, dict(counts), problems
 
 
 def _merge_value(key: str, old: Any, new: Any) -> Any:

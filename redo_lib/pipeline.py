@@ -306,6 +306,10 @@ def reconcile(
             for obj, n in sorted(_by_object(emitter.unknown_in_scope).items())
         },
         "scope": emitter.scope(),
+        # DDL records of the trail (IOType 160) by object and verb; DDL is no row change, so it is
+        # outside the balance above (docs/tables.md)
+        "ddl_records": _by_name(emitter.ddl_records),
+        "ddl_problems": list(emitter.ddl_problems),
         # LOB values in row / out of row, pieces, and what could not be resolved or attached (counted,
         # never dropped silently: docs/lobs.md)
         "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")},
@@ -313,6 +317,13 @@ def reconcile(
             k: v for k, v in sorted(table.counters.items()) if k not in ("begun", "committed", "rolled_back")
         },
     }
+
+
+def _by_name(counter: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for (name, op), n in sorted(counter.items()):
+        out.setdefault(name, {})[op] = n
+    return out
 
 
 def _by_object(counter: Counter[tuple[int, str]]) -> Counter[int]:

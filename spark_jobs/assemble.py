@@ -117,7 +117,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     ]
     for row in ddl_rows:
         row.pop("carried", None)
-    dictionary, ddl_counts = evolve_batch_dictionary(manifest.dictionary, ddl_rows, batch.uri)
+    dictionary, ddl_counts, ddl_problems = evolve_batch_dictionary(manifest.dictionary, ddl_rows, batch.uri)
     # the manifest's capture scope (docs/operations.md): the same for every partition
     options = {"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)}
     batch_id = manifest.batch_id
@@ -164,7 +164,8 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     ordered.unpersist()
     batch.remove_tree("staging", "assembled")
 
-    counts = {"batch_id": batch_id, **merge_counts(parts), "ddl": ddl_counts, "dictionary": dictionary}
+    counts = {"batch_id": batch_id, **merge_counts(parts), "ddl": ddl_counts, "ddl_problems": ddl_problems,
+              "dictionary": dictionary}  # fmt: skip
     batch.write_text(json.dumps(counts, indent=2, sort_keys=True), "counts.json")
     print(
         f"assemble {batch_id}: {counts.get('transactions', {}).get('emitted', 0)} transactions, "

@@ -48,7 +48,7 @@ from redo_lib.dictionary.model import (
 )
 from redo_lib.errors import DictionaryError
 
-__all__ = ["DdlEffect", "DdlKind", "apply_ddl"]
+__all__ = ["DdlEffect", "DdlKind", "DdlSubject", "apply_ddl", "ddl_subject", "replay_ddl"]
 
 
 class DdlKind(enum.StrEnum):
@@ -74,6 +74,13 @@ class DdlEffect:
     version: TableVersion | None
     message: str
     obj: int | None = None
+    # what the statement did to the columns, in its clause order: (old, new) names of RENAME COLUMN,
+    # names that left the rows (DROP COLUMN and the UNUSED columns it takes along, SET UNUSED), names
+    # added, names given a new type (mirrors follow these: docs/tables.md)
+    renamed: tuple[tuple[str, str], ...] = ()
+    dropped: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
 
 
 class _Unsupported(Exception):
@@ -391,6 +398,10 @@ class _Work:
     altering: bool = False  # ALTER TABLE ADD (not CREATE TABLE): defaults are metadata-only
     guard_column: bool = False
     notes: list[str] = dataclasses.field(default_factory=list)
+    renamed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    dropped: list[str] = dataclasses.field(default_factory=list)
+    added: list[str] = dataclasses.field(default_factory=list)
+    modified: list[str] = dataclasses.field(default_factory=list)
 
     def error(self, message: str) -> DictionaryError:
         return DictionaryError(f"{self.full_name}: {message}", obj=self.obj)
@@ -426,6 +437,7 @@ class _Work:
         column = _column(spec.name, spec.type, segcol=self.next_segcol(), col_no=col_no, nullable=nullable,
                          hidden=spec.invisible, history=history)  # fmt: skip
         self.columns.append(column)
+        self.added.append(spec.name)
 
     def remove(self, names: Sequence[str]) -> None:
         """Physical drop: the columns (and any UNUSED ones) leave the rows; later segcols move down."""
@@ -441,6 +453,7 @@ class _Work:
         if not kept:
             raise self.error("DDL drops every column")
         self.columns = kept
+        self.dropped += [c.name for c in dropped]
         self.keys = [k for k in self.keys if not gone & set(k.columns)]
 
     def set_unused(self, names: Sequence[str]) -> None:
@@ -454,6 +467,7 @@ class _Work:
             ]
             unused = f"SYS_C{old.segcol_no:05d}_UNUSED$"
             self.columns[i] = dataclasses.replace(old, name=unused, hidden=True, col_no=0)
+            self.dropped.append(name)  # gone from every image (still in the rows, hidden)
             self.keys = [k for k in self.keys if name not in k.columns]
 
     def add_key(self, key: KeyConstraint | None) -> None:
@@ -471,6 +485,7 @@ class _Work:
         if any(c.name == new for c in self.columns):
             raise self.error(f"column {new} exists already")
         self.columns[i] = dataclasses.replace(self.columns[i], name=new)
+        self.renamed.append((old, new))
         self.keys = [
             dataclasses.replace(k, columns=tuple(new if n == old else n for n in k.columns))
             for k in self.keys
@@ -485,6 +500,8 @@ class _Work:
                           hidden=old.hidden, history=history)  # fmt: skip
         if spec.nullable is not None:
             new = dataclasses.replace(new, nullable=spec.nullable)
+        if spec.type is not None and new != dataclasses.replace(old, nullable=new.nullable):
+            self.modified.append(old.name)
         self.columns[i] = new
 
 
@@ -684,5 +701,73 @@ def _apply(
         + f": {len(new.columns)} stored columns, {new.key_kind} key {list(new.key_columns)}{notes}"
     )  # fmt: skip
     return history.with_version(new), DdlEffect(
-        kind=kind, table=full, version=new, message=message, obj=version.obj
-    )
+        kind=kind, table=full, version=new, message=message, obj=version.obj, renamed=tuple(work.renamed),
+        dropped=tuple(work.dropped), added=tuple(work.added), modified=tuple(work.modified),
+    )  # fmt: skip
+
+
+def replay_ddl(
+    history: DictionaryHistory, *, obj: int | None, scn: int, text: str, schema: str = ""
+) -> DdlEffect:
+    """The effect of a DDL ``history`` holds already (its versions from ``scn`` on came from it): the
+    statement applied again to the versions in force just before ``scn``. Publish reads the column
+    lineage of a batch's DDL records from it (``renamed``, ``dropped``, ...). Never raises: a DDL that
+    contradicts those versions is an ``unsupported`` effect with the reason."""
+    before = [dataclasses.replace(v, valid_to_scn=None) for v in history if v.covers(scn - 1)]
+    base = DictionaryHistory(before, db_charset=history.db_charset, national_charset=history.national_charset)
+    try:
+        return apply_ddl(base, obj=obj, scn=scn, text=text, schema=schema)[1]
+    except DictionaryError as exc:
+        return DdlEffect(kind=DdlKind.UNSUPPORTED, table="", version=None, message=str(exc), obj=obj)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DdlSubject:
+    """What a DDL statement is about, from its first words: ``operation`` (its verb: CREATE, ALTER,
+    DROP, TRUNCATE, RENAME, GRANT, ...), ``object_type`` (TABLE, INDEX, MATERIALIZED VIEW, ...; ""
+    when the statement does not say) and the object's owner and name ("" when not told)."""
+
+    operation: str
+    object_type: str
+    owner: str
+    name: str
+
+
+# words between the verb and the object type (CREATE OR REPLACE, GLOBAL TEMPORARY TABLE, ...)
+_QUALIFIERS = frozenset({"OR", "REPLACE", "GLOBAL", "PRIVATE", "TEMPORARY", "UNIQUE", "BITMAP", "PUBLIC",
+                         "EDITIONABLE", "NONEDITIONABLE", "FORCE", "NO", "SHARDED", "DUPLICATED",
+                         "IMMUTABLE", "BLOCKCHAIN", "MULTIVALUE"})  # fmt: skip
+_TWO_WORD_TYPES = frozenset({("MATERIALIZED", "VIEW"), ("PACKAGE", "BODY"), ("TYPE", "BODY"),
+                             ("DATABASE", "LINK")})  # fmt: skip
+
+
+def ddl_subject(text: str, schema: str = "") -> DdlSubject:
+    """The verb, object type, owner and name of a DDL statement (``schema``: the 24.1's schema, the
+    owner of an unqualified name). ``RENAME a TO b`` is about ``a``, of type TABLE (what RENAME of a
+    captured object renames). Reads the first words only; never raises."""
+    tokens = _tokenize(text)
+    words = [t.text if t.kind == "word" else None for t in tokens]
+    if not words or words[0] is None:
+        return DdlSubject(operation="", object_type="", owner=schema, name="")
+    operation, i = words[0], 1
+    if operation not in ("CREATE", "ALTER", "DROP", "TRUNCATE", "RENAME", "PURGE", "FLASHBACK"):
+        return DdlSubject(operation=operation, object_type="", owner=schema, name="")  # GRANT, COMMENT, ...
+    if operation == "RENAME":
+        object_type = "TABLE"
+    else:
+        while i < len(words) and words[i] in _QUALIFIERS:
+            i += 1
+        if i + 1 < len(words) and (words[i], words[i + 1]) in _TWO_WORD_TYPES:
+            object_type, i = f"{words[i]} {words[i + 1]}", i + 2
+        elif i < len(words) and words[i] is not None:
+            object_type, i = words[i], i + 1
+        else:
+            return DdlSubject(operation=operation, object_type="", owner=schema, name="")
+    ts = _Stream(tokens)
+    ts.i = i
+    try:
+        owner, name = ts.qualified()
+    except _Unsupported:
+        return DdlSubject(operation=operation, object_type=object_type, owner=schema, name="")
+    return DdlSubject(operation=operation, object_type=object_type, owner=owner or schema, name=name)

@@ -35,7 +35,7 @@ from redo_lib.assembly.lobs import LobStore
 from redo_lib.assembly.rows import RowChange, RowOp, iter_row_changes
 from redo_lib.assembly.transactions import CommittedTransaction
 from redo_lib.dictionary import DictionaryHistory
-from redo_lib.dictionary.ddl import apply_ddl
+from redo_lib.dictionary.ddl import apply_ddl, ddl_subject
 from redo_lib.dictionary.model import TypeCode
 from redo_lib.errors import DictionaryError, MissingObjectError, RedoError
 from redo_lib.format.lobs import parse_lob_locator
@@ -115,22 +115,52 @@ class _Schemaless:
 
 
 def evolve_dictionary(
-    history: DictionaryHistory, ddl_changes: Iterable[RowChange], counters: Counter[str] | None = None
+    history: DictionaryHistory,
+    ddl_changes: Iterable[RowChange],
+    counters: Counter[str] | None = None,
+    problems: list[dict[str, Any]] | None = None,
 ) -> DictionaryHistory:
     """Apply DDL row changes (in SCN order) to a dictionary; each opens a version from its SCN on.
 
-    DDL that contradicts the dictionary (e.g. a dictionary exported after that SCN) is counted as
-    ``ddl_conflicts`` and leaves it as it was; text not understood is counted as ``ddl_unsupported``."""
+    DDL of other objects than tables (indexes, views, grants) is counted as ``ddl_other``. Table DDL
+    that contradicts the dictionary (e.g. a dictionary exported after that SCN) is counted as
+    ``ddl_conflicts``, text not understood as ``ddl_unsupported``; both leave the dictionary as it was
+    and, for tables of the exported schemas, are listed in ``problems`` (SCN, object, text, why): rows
+    after them would be shaped by a guess, so validation fails the batch (docs/tables.md). A DDL the dictionary holds already (a DDL
+    transaction open at the end of the previous batch, whose dictionary applied it by SCN) is counted
+    as ``ddl_applied_before``."""
     counts = counters if counters is not None else Counter()
+
+    def problem(rc: RowChange, kind: str, message: str) -> None:
+        if problems is not None:
+            problems.append({"kind": kind, "scn": rc.scn, "obj": rc.obj or None, "schema": rc.ddl_schema,
+                             "text": rc.ddl_text[:1000], "message": message})  # fmt: skip
+
+    owners: set[str] | None = None
     for rc in ddl_changes:
+        subject = ddl_subject(rc.ddl_text, rc.ddl_schema)
+        if subject.object_type != "TABLE":  # indexes, views, grants, ...: no say in the tables' shape
+            counts["ddl_other"] += 1
+            continue
+        if owners is None:
+            owners = {v.owner for v in history}
+        captured = subject.owner in owners  # a schema the dictionary was exported for
         try:
             history, effect = apply_ddl(
                 history, obj=rc.obj or None, scn=rc.scn, text=rc.ddl_text, schema=rc.ddl_schema
             )
-        except DictionaryError:
+        except DictionaryError as exc:
+            if rc.obj and any(
+                v.obj == rc.obj and rc.scn in (v.valid_from_scn, v.valid_to_scn) for v in history
+            ):
+                counts["ddl_applied_before"] += 1
+                continue
             counts["ddl_conflicts"] += 1
+            problem(rc, "conflict", str(exc))
         else:
             counts[f"ddl_{effect.kind}"] += 1
+            if effect.kind == "unsupported" and captured:
+                problem(rc, "unsupported", effect.message)
     return history
 
 
@@ -159,6 +189,8 @@ class TrailEmitter:
     unknown_in_scope: Counter[tuple[int, str]] = field(default_factory=Counter)
     unknown_first_scn: dict[int, int] = field(default_factory=dict)
     value_errors: list[str] = field(default_factory=list)
+    ddl_records: Counter[tuple[str, str]] = field(default_factory=Counter)  # (owner.name, verb) -> records
+    ddl_problems: list[dict[str, Any]] = field(default_factory=list)  # DDL not applied (evolve_dictionary)
     lobs: LobStore | None = field(default=None, repr=False)  # LOB pages of emitted transactions
     _by_dataobj: dict[int, int] | None = field(default=None, repr=False)
     _names: dict[int, str] | None = field(default=None, repr=False)
@@ -205,7 +237,7 @@ class TrailEmitter:
         self, txn: CommittedTransaction, xid: str, commit_time: str, i: int, item: Any, *, last: bool
     ) -> TrailRecord:
         rc, table, io_type, op, ba, columns, before, changed, rowid, lob_columns = item
-        tokens: tuple[tuple[str, str], ...] = (("R", rowid),)
+        tokens: tuple[tuple[str, str], ...] = (("R", rowid),) if rowid else ()  # a DDL has no row
         if i == 0:
             tokens += (("L", str(txn.commit_scn)), ("6", xid))
         trans_ind = (TransInd.ONLY if i == 0 else TransInd.LAST) if last else TransInd.of(i, i + 2)
@@ -235,7 +267,8 @@ class TrailEmitter:
             lob_columns=lob_columns,
         )  # fmt: skip
         self.emitted[(f"{table.owner}.{table.name}", op)] += 1
-        self.trail_counts[(self._obj_of(rc), "UPDATE" if op == "PK_UPDATE" else op)] += 1
+        if io_type is not IoType.DDL:  # row changes reconcile with the decoded ones; DDL is counted apart
+            self.trail_counts[(self._obj_of(rc), "UPDATE" if op == "PK_UPDATE" else op)] += 1
         return record
 
     def emit_all(self, transactions: Iterable[CommittedTransaction]) -> Iterator[TrailRecord]:
@@ -275,17 +308,21 @@ class TrailEmitter:
             else:
                 self.out_of_scope[(obj, rc.op.value)] += 1
             return None
-        o = self.options
-        full = f"{table.owner}.{table.name}"
-        # owners and tables listed together are a union ("HR,SALES.ORDERS": all of HR and one table)
-        included = (not o.include_owners and not o.include_tables) or (
-            table.owner in o.include_owners or full in o.include_tables
-        )
-        if not included or table.owner in o.exclude_owners or full in o.exclude_tables:
+        if not self._captured(table.owner, table.name):
             self.counters["filtered_changes"] += 1
             self.out_of_scope[(obj, rc.op.value)] += 1
             return None
         return table
+
+    def _captured(self, owner: str, name: str) -> bool:
+        """Whether ``owner.name`` is in the capture scope; owners and tables listed together are a
+        union ("HR,SALES.ORDERS": all of HR and one table)."""
+        o = self.options
+        full = f"{owner}.{name}"
+        included = (not o.include_owners and not o.include_tables) or (
+            owner in o.include_owners or full in o.include_tables
+        )
+        return included and owner not in o.exclude_owners and full not in o.exclude_tables
 
     def _may_be_captured(self, obj: int) -> bool:
         """Whether an object without a dictionary version at a change's SCN may be a captured table.
@@ -323,9 +360,9 @@ class TrailEmitter:
         if rc.op is RowOp.DDL:
             self.counters["ddl"] += 1
             if self.options.apply_ddl and isinstance(self.dictionary, DictionaryHistory):
-                self.dictionary = evolve_dictionary(self.dictionary, [rc], self.counters)
+                self.dictionary = evolve_dictionary(self.dictionary, [rc], self.counters, self.ddl_problems)
                 self._by_dataobj = self._names = None  # creates and drops change these maps
-            return None  # DDL itself is not emitted as a trail record (IOType 160) yet
+            return self._shape_ddl(rc)
         table = self._table(rc)
         if table is None:
             return None
@@ -389,6 +426,20 @@ class TrailEmitter:
         cols = tuple(render(i, rc.after[i] if i in rc.after else rc.before.get(i)) for i in order)
         lobs = tuple(lob_columns)
         return (rc, table, IoType.COMPRESSED_UPDATE, "UPDATE", "A", cols, (), changed_names, rowid, lobs)
+
+    def _shape_ddl(self, rc: RowChange) -> tuple | None:
+        """A DDL as its trail record (IOType 160, rule 9): the statement's verb, object type and text
+        as the image, owner and name of the object it names, no row (no ROWID); counted by table and
+        verb. DDL on objects outside the capture scope (Oracle's own, excluded owners) is counted."""
+        subject = ddl_subject(rc.ddl_text, rc.ddl_schema)
+        if self.dictionary is not None and not self._captured(subject.owner, subject.name):
+            self.counters["ddl_out_of_scope"] += 1
+            return None
+        table = _Schemaless(subject.owner, subject.name)
+        columns = (("OPERATION", subject.operation), ("OBJECT_TYPE", subject.object_type),
+                   ("DDL_TEXT", rc.ddl_text))  # fmt: skip
+        self.ddl_records[(f"{subject.owner}.{subject.name}", subject.operation)] += 1
+        return (rc, table, IoType.DDL, "DDL", "A", columns, (), (), "", ())
 
     def _lob_data(self, value: bytes) -> bytes | None:
         """The data of a LOB column value (its locator, §7.8): in-row data, or the pages it names

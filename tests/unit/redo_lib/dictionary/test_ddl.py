@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from redo_lib.dictionary.ddl import DdlEffect, DdlKind, apply_ddl
+from redo_lib.dictionary.ddl import DdlEffect, DdlKind, apply_ddl, ddl_subject, replay_ddl
 from redo_lib.dictionary.history import DictionaryHistory
 from redo_lib.dictionary.model import ColumnDef, KeyKind, TableVersion, TypeCode
 from redo_lib.errors import DictionaryError
@@ -365,3 +365,67 @@ def test_comments_terminator_and_case_do_not_matter() -> None:
     history, effect = apply("  Alter Table orders /* why */ Add ( x Number -- amount\n ) ;\n")
     assert effect.kind == DdlKind.ALTER
     assert layout(history.lookup(100, SCN))[-1] == (4, "X", "NUMBER", True, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "renamed", "dropped", "added", "modified"),
+    [
+        ("ALTER TABLE app.orders RENAME COLUMN customer TO client", [("CUSTOMER", "CLIENT")], [], [], []),
+        ("ALTER TABLE app.orders DROP COLUMN created", [], ["CREATED"], [], []),
+        ("ALTER TABLE app.orders SET UNUSED (customer)", [], ["CUSTOMER"], [], []),
+        (
+            "ALTER TABLE app.orders ADD (note VARCHAR2(10), amount NUMBER(8,2))",
+            [],
+            [],
+            ["NOTE", "AMOUNT"],
+            [],
+        ),
+        ("ALTER TABLE app.orders MODIFY (customer VARCHAR2(60))", [], [], [], ["CUSTOMER"]),
+        ("ALTER TABLE app.orders MODIFY (customer NOT NULL)", [], [], [], []),  # no new type
+        ("ALTER TABLE app.orders RENAME COLUMN id TO order_id", [("ID", "ORDER_ID")], [], [], []),
+    ],
+)
+def test_the_effect_names_the_columns_renamed_dropped_added_and_retyped(
+    text: str, renamed: list[tuple[str, str]], dropped: list[str], added: list[str], modified: list[str]
+) -> None:
+    _, effect = apply(text)
+    assert (list(effect.renamed), list(effect.dropped), list(effect.added), list(effect.modified)) == (
+        renamed, dropped, added, modified
+    )  # fmt: skip
+
+
+def test_replay_gives_the_effect_of_a_ddl_the_history_holds_already() -> None:
+    text = "ALTER TABLE app.orders RENAME COLUMN customer TO client"
+    evolved, first = apply(text)
+    evolved, _ = apply_ddl(evolved, obj=100, scn=SCN + 10, text="ALTER TABLE app.orders DROP (client)")
+    again = replay_ddl(evolved, obj=100, scn=SCN, text=text)
+    assert (again.kind, again.renamed, again.version) == (
+        DdlKind.ALTER,
+        (("CUSTOMER", "CLIENT"),),
+        first.version,
+    )
+    later = replay_ddl(evolved, obj=100, scn=SCN + 10, text="ALTER TABLE app.orders DROP (client)")
+    assert later.dropped == ("CLIENT",)
+    # replayed at an SCN where the column is not there: reported, never raised
+    wrong = replay_ddl(evolved, obj=100, scn=SCN + 20, text=text)
+    assert wrong.kind is DdlKind.UNSUPPORTED and "CUSTOMER" in wrong.message
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("ALTER TABLE app.orders ADD (x NUMBER)", ("ALTER", "TABLE", "APP", "ORDERS")),
+        ("create global temporary table t (x number)", ("CREATE", "TABLE", "SCOTT", "T")),
+        ('DROP TABLE "App"."Mixed" PURGE', ("DROP", "TABLE", "App", "Mixed")),
+        ("TRUNCATE TABLE orders", ("TRUNCATE", "TABLE", "SCOTT", "ORDERS")),
+        ("RENAME orders TO orders_old", ("RENAME", "TABLE", "SCOTT", "ORDERS")),
+        ("CREATE OR REPLACE VIEW v AS SELECT 1 FROM dual", ("CREATE", "VIEW", "SCOTT", "V")),
+        ("CREATE UNIQUE INDEX app.i1 ON app.orders (id)", ("CREATE", "INDEX", "APP", "I1")),
+        ("DROP MATERIALIZED VIEW app.mv", ("DROP", "MATERIALIZED VIEW", "APP", "MV")),
+        ("GRANT SELECT ON app.orders TO bob", ("GRANT", "", "SCOTT", "")),
+        ("", ("", "", "SCOTT", "")),
+    ],
+)
+def test_subject_of_a_statement(text: str, subject: tuple[str, str, str, str]) -> None:
+    got = ddl_subject(text, "SCOTT")
+    assert (got.operation, got.object_type, got.owner, got.name) == subject

@@ -143,5 +143,37 @@ def test_ddl_in_the_redo_opens_a_new_dictionary_version_from_its_scn() -> None:
     emitter = TrailEmitter(dictionary=_dictionary())
     trail = [r.to_dict() for txn in committed for r in emitter.emit(txn)]
     assert emitter.counters["ddl_alter"] == 1
-    assert trail[0]["columns"] == {"STUDENT_KEY": "1", "NAME": "a", "FEE": "1"}  # the old version
-    assert trail[1]["columns"] == {"STUDENT_KEY": "2", "NAME": "b", "FEE": "2", "EMAIL": "b@x"}
+    # the DDL's own transaction commits first: one record of IOType 160, the statement as its image
+    ddl_record = trail[0]
+    assert (ddl_record["io_type"], ddl_record["op"], ddl_record["trans_ind"]) == (160, "DDL", 3)
+    assert (ddl_record["owner"], ddl_record["table"], ddl_record["xid"]) == ("US03", "STUDENT", "5.1.7")
+    assert ddl_record["columns"] == {
+        "OPERATION": "ALTER", "OBJECT_TYPE": "TABLE", "DDL_TEXT": "ALTER TABLE US03.STUDENT ADD (EMAIL VARCHAR2(40))"
+    }  # fmt: skip
+    assert ddl_record["rowid"] == "" and set(ddl_record["tokens"]) == {"L", "6"}
+    assert emitter.ddl_records == {("US03.STUDENT", "ALTER"): 1}
+    assert trail[1]["columns"] == {"STUDENT_KEY": "1", "NAME": "a", "FEE": "1"}  # the old version
+    assert trail[2]["columns"] == {"STUDENT_KEY": "2", "NAME": "b", "FEE": "2", "EMAIL": "b@x"}
+
+
+def test_ddl_outside_the_capture_scope_is_counted_not_emitted_and_unreadable_ddl_is_listed() -> None:
+    # CREATE INDEX by SYS (excluded owner), then a statement the parser does not read, on a captured table
+    sys_ddl = _ev(EventKind.DDL, usn=5, slot=1, sqn=7, ddl_text="CREATE INDEX SYS.I1 ON SYS.OBJ$ (NAME)",
+                  ddl_schema="SYS", obj=0)  # fmt: skip
+    odd = _ev(EventKind.DDL, usn=5, slot=1, sqn=8, ddl_text="ALTER TABLE US03.STUDENT ADD (C SOMETYPE_T)",
+              ddl_schema="US03", scn=5000)  # fmt: skip
+    events = [_ev(EventKind.BEGIN, usn=5, slot=1, sqn=7), sys_ddl, _ev(EventKind.COMMIT, usn=5, slot=1, sqn=7),
+              _ev(EventKind.BEGIN, usn=5, slot=1, sqn=8), odd, _ev(EventKind.COMMIT, usn=5, slot=1, sqn=8)]  # fmt: skip
+    committed, _, _ = assemble(events)
+    emitter = TrailEmitter(dictionary=_dictionary())
+    trail = [r.to_dict() for txn in committed for r in emitter.emit(txn)]
+    assert emitter.counters["ddl_out_of_scope"] == 1 and emitter.counters["ddl_unsupported"] == 1
+    assert emitter.counters["ddl_other"] == 1  # the index: no dictionary change
+    assert [r["columns"]["DDL_TEXT"] for r in trail] == ["ALTER TABLE US03.STUDENT ADD (C SOMETYPE_T)"]
+    (problem,) = emitter.ddl_problems
+    assert (problem["kind"], problem["scn"], problem["text"]) == (
+        "unsupported",
+        5000,
+        "ALTER TABLE US03.STUDENT ADD (C SOMETYPE_T)",
+    )
+    assert "SOMETYPE_T" in problem["message"]
