@@ -27,6 +27,13 @@ DBA of the loaded block, 4 zero bytes, then from @36 the image of the loaded tab
 :mod:`redo_lib.synth.blocks` documents (ITL 1 carries the loading transaction's XID; rows are in the
 row directory in slot order). Field 2 is a 4-byte "memory dump" word, ``6`` as in seed 000.
 
+DDL (OP 24.1, :func:`write_ddl`) follows §5.9 in one chunk: field 1 (24 bytes) = XID @4 (usn u16,
+slot u16 @6, sqn u32 @8), command type u16 @12 (1 CREATE TABLE, 12 DROP TABLE, 15 ALTER TABLE, 85
+TRUNCATE TABLE), kind u16 @16 = 1 (a kind whose field 12 is an object id; 4 when the model has no
+object id), chunk sequence u16 @18 = 1, chunk count u16 @20 = 1; field 2 = the schema name; fields
+3-7 empty; field 8 = the statement text, NUL-terminated; fields 9-11 empty; field 12 = object id u32
+(empty without one).
+
 On bad model input (a value that does not fit its field, SCNs out of order) the functions raise
 ``FormatError``; they never raise ``struct.error``.
 """
@@ -43,6 +50,7 @@ from redo_lib.errors import FormatError
 from redo_lib.format.layout import encode_redo_time  # one encoder; re-exported for the generator
 from redo_lib.format.model import (
     ChangeVector,
+    Ddl,
     DirectLoadBlock,
     KdliCommon,
     KdliItem,
@@ -64,9 +72,9 @@ from redo_lib.scn import Rba, Uba, Xid
 
 __all__ = [
     "COMPAT_11_2", "COMPAT_19C", "COMPAT_23AI", "LogFileSpec", "LogWriter", "WriterLayout", "WrittenLog",
-    "encode_redo_time", "seal_block", "write_change_vector", "write_direct_load_block", "write_fields",
-    "write_kdli_common", "write_kdli_item", "write_kdo", "write_ktb", "write_lob_locator", "write_record",
-    "write_row_image", "xor_words",
+    "encode_redo_time", "seal_block", "write_change_vector", "write_ddl", "write_direct_load_block",
+    "write_fields", "write_kdli_common", "write_kdli_item", "write_kdo", "write_ktb", "write_lob_locator",
+    "write_record", "write_row_image", "xor_words",
 ]  # fmt: skip
 
 COMPAT_11_2 = 0x0B200400
@@ -222,6 +230,8 @@ def _body_fields(layout: WriterLayout, cv: ChangeVector) -> tuple[bytes, ...]:
         return _session_fields(layout, body, cv.code)
     if isinstance(body, DirectLoadBlock):
         return write_direct_load_block(layout, body)
+    if isinstance(body, Ddl):
+        return write_ddl(layout, body)
     if isinstance(body, LobChange):
         return (
             write_ktb(layout, body.ktb),
@@ -499,6 +509,20 @@ def write_direct_load_block(layout: WriterLayout, d: DirectLoadBlock) -> tuple[b
         layout.pack("I", d.dataobj) + lob_id + bytes(2) + layout.pack("IHxxIII", 0, 0, d.page_no, d.pdba, 0)
     )
     return (head + d.data, layout.pack("I", 6))
+
+
+_DDL_KIND_OBJECT = 1  # u16 @16: a kind whose field 12 is an object id (§5.9)
+_DDL_KIND_NO_OBJECT = 4  # one of the kinds (4, 5, 6, 8, 9, 10) without one
+
+
+def write_ddl(layout: WriterLayout, d: Ddl) -> tuple[bytes, ...]:
+    """OP 24.1 (§5.9), one chunk: field 1 = XID @4, command type @12, kind @16, chunk 1 of 1 @18/@20;
+    field 2 schema; field 8 the text with its NUL; field 12 the object id; the others empty."""
+    kind = _DDL_KIND_NO_OBJECT if d.obj is None else _DDL_KIND_OBJECT
+    head = bytes(4) + layout.xid(d.xid) + layout.pack("HxxHHHxx", d.ddl_type, kind, 1, 1)
+    obj = b"" if d.obj is None else layout.pack("I", d.obj)
+    empty = (b"",) * 5
+    return (head, d.schema.encode(), *empty, d.text.encode() + b"\0", b"", b"", b"", obj)
 
 
 # ---------------------------------------------------------------------------------------------
