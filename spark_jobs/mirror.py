@@ -36,11 +36,51 @@ def _key_expr(image: str) -> str:
     return f"to_json(transform(key_columns, k -> try_element_at(map_from_entries({image}), k)))"
 
 
-def changes(trail: Any) -> Any:
-    """The records that change rows, with their table, key and (PK updates) old key."""
+def renamed(trail: Any, epochs: Mapping[str, Sequence[tuple[int, Mapping[str, str]]]]) -> Any:
+    """The records with their column names (images, key columns) brought to their table's last shape:
+    per table, ``(commit SCN, {old: new})`` pairs (``redo_lib.trail.lineage.name_epochs``) map the
+    names of the records committed before that SCN (and at or after the previous one's); a column
+    mapped to ``""`` was dropped and leaves the image."""
     from pyspark.sql import functions as F
 
-    return trail.where(APPLIED).select(
+    if not any(epochs.values()):
+        return trail
+
+    def literal_map(mapping: Mapping[str, str]) -> str:
+        pairs = ", ".join(f"{_literal(k)}, {_literal(v)}" for k, v in sorted(mapping.items()))
+        return f"map({pairs})" if pairs else "map()"
+
+    cases = []
+    for source, steps in sorted(epochs.items()):
+        for scn, mapping in steps:
+            cases.append(f"WHEN ({SOURCE_TABLE}) = {_literal(source)} AND commit_scn < {int(scn)} "
+                         f"THEN {literal_map(mapping)}")  # fmt: skip
+    names = F.expr("CASE " + " ".join(cases) + " ELSE CAST(map() AS map<string,string>) END")
+
+    def image(column: str) -> Any:
+        return F.expr(
+            f"filter(transform({column}, p -> named_struct('name', coalesce(try_element_at(_names, p.name), "
+            f"p.name), 'value', p.value)), p -> p.name != '')"
+        )
+
+    keys = F.expr("filter(transform(key_columns, k -> coalesce(try_element_at(_names, k), k)), k -> k != '')")
+    return (
+        trail.withColumn("_names", names)
+        .withColumn("columns", image("columns"))
+        .withColumn("before", image("before"))
+        .withColumn("changed_columns", F.expr("filter(transform(changed_columns, "
+                                              "k -> coalesce(try_element_at(_names, k), k)), k -> k != '')"))
+        .withColumn("key_columns", keys)
+        .drop("_names")
+    )  # fmt: skip
+
+
+def changes(trail: Any, epochs: Mapping[str, Sequence[tuple[int, Mapping[str, str]]]] | None = None) -> Any:
+    """The records that change rows, with their table, key and (PK updates) old key; ``epochs``: the
+    renames and drops of the batch's DDL (``renamed``)."""
+    from pyspark.sql import functions as F
+
+    return renamed(trail.where(APPLIED), epochs or {}).select(
         F.expr(SOURCE_TABLE).alias("source_table"),
         F.expr(_key_expr("columns")).alias("key"),
         F.expr(f"CASE WHEN op = 'PK_UPDATE' THEN {_key_expr('before')} END").alias("old_key"),

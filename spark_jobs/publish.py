@@ -42,9 +42,10 @@ if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
 
 from redo_lib.batches import dictionary_at
 from redo_lib.errors import Position, StorageError
+from redo_lib.trail.lineage import TableChanges, name_epochs, table_changes
 from redo_lib.trail.schema import commit_log_name
 from redo_lib.trail.types import column_types as table_column_types
-from redo_lib.trail.types import table_types
+from redo_lib.trail.types import newest_versions, table_types
 from spark_jobs import mirror
 from spark_jobs.common import (
     DATA,
@@ -62,7 +63,7 @@ from spark_jobs.common import (
     ship_module,
     spark_warehouse,
 )
-from spark_jobs.tables import CHANGELOG, DeltaStore, IcebergStore, Store, table_name
+from spark_jobs.tables import CHANGELOG, DeltaStore, IcebergStore, Store, table_name, widens
 
 EXIT_REFUSED = 3
 
@@ -76,6 +77,7 @@ class JobArgs:
     catalog_properties: dict[str, str]
     namespace: str
     number_as_string: tuple[str, ...] = ()
+    keep_dropped_columns: bool = False
 
 
 def parse_args(argv: list[str] | None) -> JobArgs:
@@ -101,10 +103,17 @@ def parse_args(argv: list[str] | None) -> JobArgs:
         help="a table whose NUMBER columns without precision are strings in its mirror, not "
         "decimal(38,10) (docs/tables.md); default: $REDOTRAIL_NUMBER_AS_STRING, comma-separated",
     )  # fmt: skip
+    parser.add_argument(
+        "--keep-dropped-columns", action="store_true",
+        default=(os.environ.get("REDOTRAIL_KEEP_DROPPED_COLUMNS") or "").lower() in ("1", "true", "yes"),
+        help="a column the source drops stays in its mirror as a tombstone (its values as of the drop, "
+        "NULL in rows inserted after it) instead of being dropped (docs/tables.md); default: "
+        "$REDOTRAIL_KEEP_DROPPED_COLUMNS",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
     props = dict(p.split("=", 1) for p in ns.catalog_property)
     return JobArgs(ns.batch_dir, ns.warehouse, ns.format, ns.catalog_uri, props, ns.namespace,
-                   tuple(ns.number_as_string))  # fmt: skip
+                   tuple(ns.number_as_string), ns.keep_dropped_columns)  # fmt: skip
 
 
 def open_store(args: JobArgs, spark: Any) -> Store:
@@ -159,6 +168,7 @@ class MirrorPlan:
     partial_rows: int
     types: dict[str, str] = field(default_factory=dict)  # column -> Spark SQL type
     unfit: list[dict[str, Any]] = field(default_factory=list)  # values left NULL, by column and rule
+    truncated_before: int | None = None  # commit SCN of the batch's last TRUNCATE of the source table
 
 
 def replayed_changes(
@@ -220,22 +230,29 @@ def replayed_changes(
 def fold_mirrors(
     spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str,
     commit_logs: list[str], keep: list[Any], types: dict[str, dict[str, str]] | None = None,
+    schema: SchemaPlan | None = None,
 ) -> list[MirrorPlan]:  # fmt: skip
     """Fold the batch (and the later changes of its keys) over the rows each pending mirror holds
     for the affected keys; the fold is computed here (a local checkpoint), before any table commits.
     ``types``: per source table, its columns' types from the dictionary (``redo_lib.trail.types``);
-    a mirror's existing columns keep the types they have."""
+    a mirror's existing columns keep the types they have. ``schema``: what the batch's DDL did
+    (records renamed to their table's last shape, changes before a TRUNCATE left out)."""
     from pyspark.sql import functions as F
 
-    changed = mirror.changes(trail).where(F.col("source_table").isin(list(sources)))
+    schema = schema or SchemaPlan()
+    changed = mirror.changes(trail, schema.epochs).where(F.col("source_table").isin(list(sources)))
+    for source, scn in schema.truncated.items():  # a TRUNCATE ends what came before it
+        changed = changed.where((F.col("source_table") != source) | (F.col("commit_scn") > scn))
     later = replayed_changes(spark, changed, store, commit_logs, batch_id, keep)
     if later is not None:
         changed = changed.unionByName(later.where(F.col("source_table").isin(list(sources))))
-    keyed = mirror.key_columns(changed)
+    keyed = {**{s: k for s, k in schema.keys.items() if s in sources}, **mirror.key_columns(changed)}
     existing = []
     for source, key_columns in keyed.items():
         table = store.frame(sources[source])
         if table is not None:
+            if source in schema.truncated:  # rows of changes after the TRUNCATE (a backfill's) only
+                table = table.where(F.col("_commit_scn") > schema.truncated[source])
             keys = mirror.affected_keys(changed, source, key_columns)
             existing.append(mirror.existing_rows(table, source, key_columns, keys))
     # computed once, here, and cut from its plan: the MERGE's source must not read its own target
@@ -248,6 +265,9 @@ def fold_mirrors(
     }
     known = {source: store.columns(name) or [] for source, name in sources.items()}
     columns = mirror.table_columns(folded, known)
+    for source in schema.shaped:  # created or given columns by DDL: every column, rows or not
+        names = columns.setdefault(source, [])
+        names += [c for c in (types or {}).get(source, {}) if c not in names]
     plans = []
     for source, name in sorted(sources.items()):
         held = store.column_types(name)
@@ -255,8 +275,76 @@ def fold_mirrors(
         rows = mirror.wide(folded, source, columns[source], with_deletes=True, types=column_types)
         plans.append(MirrorPlan(source, name, keyed.get(source, []), columns[source], rows,
                                 *counts.get(source, (0, 0)), types=column_types,
-                                unfit=unfit_values(rows)))  # fmt: skip
+                                unfit=unfit_values(rows), truncated_before=schema.truncated.get(source)))  # fmt: skip
     return plans
+
+
+@dataclass
+class SchemaPlan:
+    """What the batch's DDL records mean for the mirrors (``redo_lib.trail.lineage``)."""
+
+    changes: dict[str, TableChanges] = field(default_factory=dict)
+    epochs: dict[str, list[tuple[int, dict[str, str]]]] = field(default_factory=dict)
+    truncated: dict[str, int] = field(default_factory=dict)  # source -> commit SCN of its last TRUNCATE
+    keys: dict[str, list[str]] = field(default_factory=dict)  # source -> key after the batch
+    shaped: set[str] = field(default_factory=set)  # sources created or given columns by DDL
+    stopped: dict[str, int] = field(default_factory=dict)  # source -> commit SCN of its DROP TABLE
+
+    @classmethod
+    def of(cls, ddl_rows: list[dict[str, Any]], history: Any, *, keep_dropped: bool) -> SchemaPlan:
+        changes = table_changes(ddl_rows, history)
+        newest = newest_versions(history) if history is not None else {}
+        plan = cls(changes=changes)
+        for source, change in changes.items():
+            plan.epochs[source] = name_epochs(change, keep_dropped=keep_dropped)
+            if change.truncated_at is not None:
+                plan.truncated[source] = change.truncated_at
+            if change.dropped_at is not None and (change.created_at or 0) < change.dropped_at:
+                plan.stopped[source] = change.dropped_at
+            elif change.created_at is not None or change.added:
+                plan.shaped.add(source)
+            if source in newest and source not in plan.stopped:
+                plan.keys[source] = list(newest[source].key_columns)
+        return plan
+
+    def follow(self, store: Store, sources: dict[str, str], types: dict[str, dict[str, str]],
+               *, keep_dropped: bool) -> dict[str, dict[str, Any]]:  # fmt: skip
+        """Bring each pending mirror's columns to its source's shape (``Store.follow_schema``): renames,
+        drops (unless kept as tombstones), widened types; a type the format cannot change in place is
+        kept and reported. Per mirror, the batch's schema changes as PUBLISHED reports them."""
+        report: dict[str, dict[str, Any]] = {}
+        for source, change in sorted(self.changes.items()):
+            name = sources.get(source) or table_name(source)
+            held = store.column_types(name) if source in sources else {}
+            wanted = types.get(source, {})
+            retyped, refused = {}, []
+            for column in change.modified:
+                have, want = held.get(column), wanted.get(column)
+                if have is None or want is None or have == want:
+                    continue
+                if widens(have, want):
+                    retyped[column] = want
+                else:
+                    refused.append(f"{column}: the mirror keeps {have}, the dictionary says {want} (no "
+                                   f"in-place change from {have} to {want}; values that do not fit are "
+                                   "counted as unfit)")  # fmt: skip
+            applied = (
+                store.follow_schema(name, renamed=change.renamed, dropped=[] if keep_dropped else change.dropped,
+                                    retyped=retyped)
+                if source in sources
+                else []
+            )  # fmt: skip
+            entry = {**change.to_dict(), "applied": applied, "refused": refused}
+            if source in self.stopped:
+                entry["notes"] = [*entry.get("notes", []), f"DROP TABLE at commit SCN {self.stopped[source]}: "
+                                  "the mirror keeps its rows as of then; no changes follow"]  # fmt: skip
+            if keep_dropped and change.dropped:
+                entry["notes"] = [
+                    *entry.get("notes", []),
+                    f"dropped columns kept as tombstones: {change.dropped}",
+                ]
+            report[name] = {k: v for k, v in entry.items() if v not in ([], None)}
+        return report
 
 
 def unfit_values(rows: Any) -> list[dict[str, Any]]:
@@ -273,16 +361,18 @@ def unfit_values(rows: Any) -> list[dict[str, Any]]:
     return [r.asDict() for r in sorted(found, key=lambda r: (r["column"], r["rule"]))]
 
 
-def mirror_types(
-    batch: BatchDir, manifest: dict[str, Any], number_as_string: Sequence[str]
-) -> dict[str, dict[str, str]]:
-    """Per source table, its columns' mirror types from the dictionary the trail was written with
-    (the batch's evolved ``dictionary.json`` if assembly wrote one, else the manifest's); none
-    without a dictionary (every column a string)."""
+def batch_dictionary(batch: BatchDir, manifest: dict[str, Any]) -> Any:
+    """The dictionary the trail was written with (the batch's evolved ``dictionary.json`` if assembly
+    wrote one, else the manifest's); None without one."""
     location = (
         batch.uri_of("dictionary.json") if batch.exists("dictionary.json") else manifest.get("dictionary")
     )
-    history = dictionary_at(location)
+    return dictionary_at(location)
+
+
+def mirror_types(history: Any, number_as_string: Sequence[str]) -> dict[str, dict[str, str]]:
+    """Per source table, its columns' mirror types from the dictionary; none without a dictionary
+    (every column a string)."""
     return table_types(history, number_as_string=number_as_string) if history is not None else {}
 
 
@@ -324,13 +414,26 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
     try:
         rows = trail.where(mirror.APPLIED).select(F.expr(mirror.SOURCE_TABLE)).distinct().collect()
         sources = {r[0]: table_name(r[0]) for r in rows}
+        # the batch's DDL (a few records): mirrors follow the source's schema (docs/tables.md)
+        history = batch_dictionary(batch, manifest)
+        ddl_rows = [
+            r.asDict(recursive=True) for r in trail.where("op = 'DDL'").orderBy("trail_seq").collect()
+        ]
+        schema = SchemaPlan.of(ddl_rows, history, keep_dropped=args.keep_dropped_columns)
+        for source in schema.changes:
+            if source not in schema.stopped and (source in schema.shaped or store.exists(table_name(source))):
+                sources.setdefault(source, table_name(source))
         if len(set(sources.values())) != len(sources) or CHANGELOG in sources.values():
             raise ValueError(f"source tables collide on mirror names: {sorted(sources.items())}")
         pending = {s: n for s, n in sources.items() if not store.has_publication(n, publication)}
         changelog_pending = not store.has_publication(CHANGELOG, publication)
-        types = mirror_types(batch, manifest, args.number_as_string)
+        types = mirror_types(history, args.number_as_string)
+        schema_changes = schema.follow(store, pending, types, keep_dropped=args.keep_dropped_columns)
+        for name, change in schema_changes.items():
+            for line in [*change.get("applied", []), *change.get("refused", []), *change.get("notes", [])]:
+                print(f"publish {batch_id}: {name}: {line}")
         plans = (
-            fold_mirrors(session, trail, store, pending, batch_id, commit_logs, keep, types)
+            fold_mirrors(session, trail, store, pending, batch_id, commit_logs, keep, types, schema)
             if pending
             else []
         )
@@ -341,9 +444,11 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             published.append(CHANGELOG)
         fault("publish-changelog")
         for plan in plans:
+            if not plan.keys and plan.truncated_before is None and store.exists(plan.name):
+                continue  # DDL only (its schema followed above): no rows to merge
             store.commit_mirror(
                 plan.name, plan.source_table, plan.rows, plan.columns, plan.key_columns, batch_id,
-                publication=publication,
+                publication=publication, truncated_before=plan.truncated_before,
             )  # fmt: skip
             published.append(plan.name)
             partial = f", {plan.partial_rows} partial rows (no row to update)" if plan.partial_rows else ""
@@ -367,6 +472,8 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
         # the mirrors this run committed: a retry's skipped tables were counted by the killed run)
         "column_types": {name: store.column_types(name) for name in sorted(sources.values())},
         "unfit_values": {plan.name: plan.unfit for plan in plans if plan.unfit},
+        # per mirror, what the batch's DDL did and what the mirror followed (docs/tables.md)
+        "schema_changes": schema_changes,
     }
     batch.write_json(doc, "PUBLISHED")
     print(f"publish {batch_id}: {len(tables)} tables at {args.warehouse} ({store.format})")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -84,8 +84,23 @@ class Store(Protocol):
         self, rows: Any, batch_id: str, *, publication: str, commit_logs: Sequence[str] = ()
     ) -> None: ...
     def commit_mirror(self, name: str, source_table: str, rows: Any, columns: Sequence[str],
-                      key_columns: Sequence[str], batch_id: str, *, publication: str) -> None: ...  # fmt: skip
+                      key_columns: Sequence[str], batch_id: str, *, publication: str,
+                      truncated_before: int | None = None) -> None: ...  # fmt: skip
+    def follow_schema(self, name: str, *, renamed: Sequence[tuple[str, str]], dropped: Sequence[str],
+                      retyped: Mapping[str, str]) -> list[str]: ...  # fmt: skip
     def version(self, name: str) -> dict[str, Any]: ...
+
+
+def widens(old: str, new: str) -> bool:
+    """Whether a mirror column of Spark SQL type ``old`` can take type ``new`` in place, with every
+    value it holds unchanged: Iceberg's type promotions (float -> double, decimal(p,s) -> decimal(p',s)
+    with p' > p; int -> bigint), used for Delta too so both formats follow the same changes."""
+    if old == new:
+        return True
+    if (old, new) in (("float", "double"), ("int", "bigint")):
+        return True
+    a, b = re.fullmatch(r"decimal\((\d+),(\d+)\)", old), re.fullmatch(r"decimal\((\d+),(\d+)\)", new)
+    return bool(a and b and a[2] == b[2] and int(b[1]) >= int(a[1]))
 
 
 class _SparkStore:
@@ -204,9 +219,12 @@ class _SparkStore:
         batch_id: str,
         *,
         publication: str,
+        truncated_before: int | None = None,
     ) -> None:
         """Merge the folded rows (``mirror.wide`` with ``_op``): matched and ``D`` deletes, matched and
-        ``U`` updates every column, not matched and ``U`` inserts."""
+        ``U`` updates every column, not matched and ``U`` inserts. ``truncated_before``: the commit
+        SCN of a TRUNCATE of the source table; the same commit deletes every row the mirror held that
+        was last written before it (rows of later changes, held under a backfill, stay)."""
         names = [*columns, *META_COLUMNS]
         if not self.exists(name):
             properties = {PROP_SOURCE: source_table, PROP_KEYS: json.dumps(list(key_columns))}
@@ -225,14 +243,70 @@ class _SparkStore:
         values = ", ".join(f"s.{quote(c)}" for c in names)
         try:
             with self._committing(batch_id, publication):
+                truncate = (
+                    f" WHEN NOT MATCHED BY SOURCE AND t._commit_scn < {int(truncated_before)} THEN DELETE"
+                    if truncated_before is not None
+                    else ""
+                )
                 self.spark.sql(
                     f"MERGE INTO {self.ident(name)} t USING {view} s ON {match} "
                     "WHEN MATCHED AND s._op = 'D' THEN DELETE "
                     f"WHEN MATCHED AND s._op = 'U' THEN UPDATE SET {assign} "
-                    f"WHEN NOT MATCHED AND s._op = 'U' THEN INSERT ({insert}) VALUES ({values})"
+                    f"WHEN NOT MATCHED AND s._op = 'U' THEN INSERT ({insert}) VALUES ({values})" + truncate
                 )
         finally:
             self.spark.catalog.dropTempView(view)
+
+    def follow_schema(
+        self,
+        name: str,
+        *,
+        renamed: Sequence[tuple[str, str]],
+        dropped: Sequence[str],
+        retyped: Mapping[str, str],
+    ) -> list[str]:
+        """Bring a mirror's columns to the source's shape after DDL: renames in order, drops, new types
+        (callers pass only widenings, ``widens``). Each step is skipped when the table shows it done
+        (a rename whose old column is gone, a drop of a column it lacks, a type it has), so a retried
+        publish runs it again harmlessly; a metadata change, before the batch's MERGE (a run killed
+        between them leaves the mirror's rows as they were, under the new names). Returns what was
+        done, one line per step."""
+        if not self.exists(name):
+            return []
+        held = self.column_types(name)
+        steps: list[tuple[str, str, str]] = []
+        names = list(held)
+        for old, new in renamed:
+            if old in names and new not in names:
+                steps.append(("rename", old, new))
+                names[names.index(old)] = new
+        for column in dropped:
+            if column in names:
+                steps.append(("drop", column, ""))
+                names.remove(column)
+        current = dict(held)
+        for kind, a, b in steps:
+            if kind == "rename":
+                current[b] = current.pop(a)
+        for column, sql_type in retyped.items():
+            if column in names and current.get(column) != sql_type:
+                steps.append(("retype", column, sql_type))
+        if steps:
+            self._alter(name, steps)
+        return [
+            {"rename": f"renamed {a} to {b}", "drop": f"dropped {a}", "retype": f"{a} now {b}"}[kind]
+            for kind, a, b in steps
+        ]
+
+    def _alter(self, name: str, steps: Sequence[tuple[str, str, str]]) -> None:
+        for kind, a, b in steps:
+            table = self.ident(name)
+            if kind == "rename":
+                self.spark.sql(f"ALTER TABLE {table} RENAME COLUMN {quote(a)} TO {quote(b)}")
+            elif kind == "drop":
+                self.spark.sql(f"ALTER TABLE {table} DROP COLUMN {quote(a)}")
+            else:
+                self.spark.sql(f"ALTER TABLE {table} ALTER COLUMN {quote(a)} TYPE {b}")
 
 
 class IcebergStore(_SparkStore):
@@ -318,6 +392,26 @@ class DeltaStore(_SparkStore):
         schema = StructType([*self.frame(name).schema.fields, *fields])
         empty = self.spark.createDataFrame([], schema)
         empty.write.format("delta").mode("append").option("mergeSchema", "true").save(self.path(name))
+
+    def _alter(self, name: str, steps: Sequence[tuple[str, str, str]]) -> None:
+        """One commit rewriting the table in its new shape (``overwriteSchema``): delta-spark 4.1.0's
+        ALTER TABLE does not load on Spark 4.1.3, and renaming or dropping a column in place needs
+        column mapping, which readers such as older delta-rs builds do not all follow."""
+        from pyspark.sql import functions as F
+
+        frame = self.frame(name)
+        columns = {c: F.col(quote(c)) for c in frame.columns}
+        for kind, a, b in steps:
+            if kind == "rename":
+                columns = {(b if c == a else c): e for c, e in columns.items()}
+            elif kind == "drop":
+                columns.pop(a)
+            else:
+                columns[a] = columns[a].cast(b)
+        rewritten = frame.select(*(e.alias(c) for c, e in columns.items()))
+        rewritten.write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(
+            self.path(name)
+        )
 
     def _commit_settings(self, batch_id: str, publication: str) -> dict[str, str]:
         metadata = json.dumps({PROP_BATCH: batch_id, PROP_PUBLICATION: publication}, sort_keys=True)

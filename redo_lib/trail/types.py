@@ -85,17 +85,24 @@ def source_name(version: TableVersion) -> str:
     return f"{version.owner}.{version.name}" if version.owner else version.name
 
 
+def newest_versions(versions: Iterable[TableVersion]) -> dict[str, TableVersion]:
+    """Per ``OWNER.TABLE``, its newest version (the latest ``valid_from_scn``): the shape its mirror
+    has after the batch."""
+    newest: dict[str, TableVersion] = {}
+    for version in versions:
+        name = source_name(version)
+        if name not in newest or version.valid_from_scn > newest[name].valid_from_scn:
+            newest[name] = version
+    return newest
+
+
 def table_types(
     versions: Iterable[TableVersion], *, number_as_string: Iterable[str] = ()
 ) -> dict[str, dict[str, str]]:
     """Per ``OWNER.TABLE``, its columns' mirror types, from the table's newest version (the latest
     ``valid_from_scn``); hidden columns are left out (the trail does not carry them)."""
     as_string = {name.upper() for name in number_as_string}
-    newest: dict[str, TableVersion] = {}
-    for version in versions:
-        name = source_name(version)
-        if name not in newest or version.valid_from_scn > newest[name].valid_from_scn:
-            newest[name] = version
+    newest = newest_versions(versions)
     return {
         name: {
             c.name: mirror_type(c, number_as_string=name.upper() in as_string)

@@ -1,0 +1,139 @@
+"""What a batch's DDL records (IOType 160) did to each source table, for the mirrors (docs/tables.md).
+
+``table_changes(records, history)`` reads the batch's DDL records in trail order and replays each
+table statement against the dictionary the trail was written with (``dictionary.ddl.replay_ddl``:
+the batch's evolved dictionary holds the versions the DDL opened). Per source table ``OWNER.TABLE``
+it gives a ``TableChanges``: the columns renamed, dropped, added and retyped, each at the commit SCN
+of its DDL, the last TRUNCATE, a DROP TABLE, a CREATE TABLE, and notes for what a mirror cannot
+follow (a table renamed, DDL that could not be replayed).
+
+A change record written before a DDL names the columns as they were; ``name_epochs`` gives, per
+table, the renaming that brings each record's column names to the table's last shape: records
+committed before the first DDL take every later rename and drop, records between the first and the
+second DDL the ones from the second on, and so on (a DDL is its own transaction and waits for the
+changes on its table to commit, so commit SCNs order a table's changes and its DDL exactly). A
+dropped column maps to ``""`` (left out), or stays when dropped columns are kept as tombstones.
+
+Layer 4: imports layers 0-3 (the dictionary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from redo_lib.dictionary.ddl import DdlKind, replay_ddl
+from redo_lib.dictionary.history import DictionaryHistory
+
+__all__ = ["DROPPED", "TableChanges", "name_epochs", "table_changes"]
+
+#: the new name of a column a later DDL dropped
+DROPPED = ""
+
+
+@dataclass
+class TableChanges:
+    """What the batch's DDL did to one source table, in commit order."""
+
+    source_table: str
+    # (commit SCN of the DDL, {old name: new name, dropped: DROPPED}) per DDL that renamed or dropped
+    steps: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    truncated_at: int | None = None  # commit SCN of the last TRUNCATE
+    dropped_at: int | None = None  # commit SCN of DROP TABLE
+    created_at: int | None = None  # commit SCN of CREATE TABLE
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def renamed(self) -> list[tuple[str, str]]:
+        return [(old, new) for _, step in self.steps for old, new in step.items() if new != DROPPED]
+
+    @property
+    def dropped(self) -> list[str]:
+        return [old for _, step in self.steps for old, new in step.items() if new == DROPPED]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The PUBLISHED report's form."""
+        out: dict[str, Any] = {
+            "renamed": [list(pair) for pair in self.renamed],
+            "dropped": self.dropped,
+            "added": self.added,
+            "modified": self.modified,
+            "truncated_at_scn": self.truncated_at,
+            "dropped_at_scn": self.dropped_at,
+            "created_at_scn": self.created_at,
+            "notes": self.notes,
+        }
+        return {k: v for k, v in out.items() if v not in (None, [])}
+
+
+def _image(record: Mapping[str, Any]) -> dict[str, str | None]:
+    columns = record.get("columns") or ()
+    if isinstance(columns, Mapping):
+        return dict(columns)
+    return {p["name"]: p["value"] for p in columns}
+
+
+def table_changes(
+    records: Iterable[Mapping[str, Any]], history: DictionaryHistory | None
+) -> dict[str, TableChanges]:
+    """Per source table, what the DDL records (trail rows or JSON-lines dicts, in trail order) did."""
+    out: dict[str, TableChanges] = {}
+    for record in records:
+        image = _image(record)
+        if record.get("op") != "DDL" or image.get("OBJECT_TYPE") != "TABLE":
+            continue
+        owner, name = record.get("owner") or "", record.get("table") or ""
+        source = f"{owner}.{name}" if owner else name
+        changes = out.setdefault(source, TableChanges(source))
+        scn, commit_scn = int(record["scn"]), int(record["commit_scn"])
+        operation, text = image.get("OPERATION"), image.get("DDL_TEXT") or ""
+        if operation == "TRUNCATE":
+            changes.truncated_at = commit_scn
+            continue
+        if operation == "DROP":
+            changes.dropped_at = commit_scn
+            continue
+        if history is None:
+            changes.notes.append(f"{operation} at SCN {scn}: no dictionary, the mirror follows the rows only")
+            continue
+        effect = replay_ddl(
+            history, obj=int(record.get("obj") or 0) or None, scn=scn, text=text, schema=owner
+        )
+        if effect.kind is DdlKind.CREATE:
+            changes.created_at = commit_scn
+        elif effect.kind is DdlKind.RENAME:
+            target = effect.version.full_name if effect.version is not None else "?"
+            changes.notes.append(
+                f"renamed to {target} at SCN {scn}: its changes from then on go to that table's mirror"
+            )
+        elif effect.kind is DdlKind.UNSUPPORTED:
+            changes.notes.append(f"DDL at SCN {scn} not replayed ({effect.message})")
+        step = dict(effect.renamed) | dict.fromkeys(effect.dropped, DROPPED)
+        if step:
+            changes.steps.append((commit_scn, step))
+        changes.added += [c for c in effect.added if c not in changes.added]
+        changes.modified += [c for c in effect.modified if c not in changes.modified]
+    return out
+
+
+def name_epochs(changes: TableChanges, *, keep_dropped: bool = False) -> list[tuple[int, dict[str, str]]]:
+    """``(commit SCN, mapping)`` pairs in SCN order: a change record committed before that SCN (and
+    at or after the previous pair's) has its column names mapped by ``mapping`` (names not in it
+    stay); records committed after the last DDL keep their names. ``keep_dropped``: dropped columns
+    stay (tombstones) instead of mapping to ``DROPPED``."""
+    out: list[tuple[int, dict[str, str]]] = []
+    later: dict[str, str] = {}  # the composition of the steps after the current one
+    for scn, step in reversed(changes.steps):
+        if keep_dropped:
+            step = {old: new for old, new in step.items() if new != DROPPED}
+        composed = {}
+        for name in set(step) | set(later):
+            renamed = step.get(name, name)
+            composed[name] = DROPPED if renamed == DROPPED else later.get(renamed, renamed)
+        composed = {old: new for old, new in composed.items() if old != new}
+        out.append((scn, composed))
+        later = composed
+    return list(reversed(out))
