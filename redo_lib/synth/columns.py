@@ -39,6 +39,7 @@ __all__ = [
     "normalize",
     "parse_type",
     "render",
+    "type_text",
 ]
 
 #: Oracle internal type codes of the supported column types (redo-format §7).
@@ -127,6 +128,14 @@ def parse_type(text: str) -> ColumnType:
             raise ScenarioError(f"column type {text!r}: length must be 1..{_MAX_LENGTH[name]}")
         return ColumnType(name, length)
     return ColumnType(name, _DEFAULT_LENGTH[name])
+
+
+def type_text(ctype: ColumnType) -> str:
+    """The type as a DDL statement declares it: ``NUMBER(10)`` for ``NUMBER(10,0)`` (as Oracle prints
+    it), else ``str(ctype)``: ``NUMBER``, ``NUMBER(12,2)``, ``VARCHAR2(40)``, ``DATE``, ..."""
+    if ctype.name == "NUMBER" and ctype.precision is not None and not ctype.scale:
+        return f"NUMBER({ctype.precision})"
+    return str(ctype)
 
 
 def _parse_moment(value: Any, what: str) -> tuple[dt.datetime, int]:

@@ -297,6 +297,55 @@ class TableState:
             row.data[i] = None if v is None else encode(self.spec.columns[i].type, v)
         self._index(row, True)
 
+    # -- DDL (the engine has checked that no open transaction changed the table) ---------------------
+
+    def drop_problem(self, index: int) -> str | None:
+        """Why column ``index`` cannot be dropped from the rows (``None``: it can): a chained row
+        piece that holds only that column would be left empty (not generated)."""
+        for row in self.rows.values():
+            if len(row.pieces) > 1 and any(p.count == 1 and p.first == index for p in row.pieces):
+                return f"{self.spec.full_name}: a chained row piece holds only that column (not generated)"
+        return None
+
+    def reshape(self, spec: TableSpec, *, drop: int | None = None) -> None:
+        """The table under its new shape ``spec`` (ALTER TABLE): ``drop`` is the index of a column
+        dropped from every row (the columns after it move down one, redo-format §6.6.2: index =
+        segcol# - 1); columns ``spec`` has beyond the rows' are appended NULL (ADD COLUMN: trailing
+        NULLs, not stored). Names and types change with ``spec`` alone (RENAME, MODIFY)."""
+        for row in self.rows.values():
+            if drop is not None:
+                del row.values[drop]
+                gone = row.data.pop(drop)
+                size = 1 if gone is None else len(gone) + (1 if len(gone) <= 250 else 3)
+                for piece in row.pieces:
+                    if piece.first <= drop < piece.first + piece.count:
+                        piece.count -= 1
+                        piece.size -= size
+                        self._blocks[piece.block].used -= size
+                    elif piece.first > drop:
+                        piece.first -= 1
+            added = len(spec.columns) - len(row.values)
+            row.values.extend([None] * added)
+            row.data.extend([None] * added)
+            row.pieces[-1].count += added
+        self.spec = spec
+        self.key_columns = spec.key
+        self.key_index = tuple(spec.index_of(k) for k in self.key_columns)
+        self._unique = [tuple(spec.index_of(c) for c in cols) for cols in spec.unique_sets]
+        self._unique_map = [{} for _ in self._unique]
+        for row in self.rows.values():
+            self._index(row, True)
+
+    def truncate(self) -> None:
+        """TRUNCATE TABLE: no rows, no used blocks (the high-water mark goes back to the start)."""
+        self.rows.clear()
+        self.deleted.clear()
+        self._blocks.clear()
+        self._reusable.clear()
+        self._current = 0
+        self._next_block = self._base + 1
+        self._unique_map = [{} for _ in self._unique]
+
     def locked_rows(self, txn: int) -> Iterator[Row]:
         """Rows (current or deleted) locked by open transactions other than ``txn``."""
         for row in (*self.rows.values(), *self.deleted.values()):

@@ -15,12 +15,15 @@
 |              |                                        | reverse order; spool truncated                 |
 | open         | COMMIT                                 | 5.4 (+ 24.4); spool -> trail; idle             |
 | open         | ROLLBACK                               | compensations, 5.4 with flag 0x04; idle        |
+| any          | DDL                                    | COMMIT first; then a transaction of its own:   |
+|              |                                        | 5.2 (+ 5.19), 24.1, 5.4; idle                  |
 
-DML itself (row placement, pairs, expected records) is in ``dml.py``.
+DML itself (row placement, pairs, expected records) is in ``dml.py``, DDL in ``ddl.py``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +32,7 @@ from typing import IO, final
 from redo_lib.errors import ScenarioError
 from redo_lib.format.model import ChangeVector, RowOperation, UndoRecord
 from redo_lib.scn import Uba, Xid
-from redo_lib.synth import dml
+from redo_lib.synth import ddl, dml
 from redo_lib.synth.database import TableState
 from redo_lib.synth.dml import Change
 from redo_lib.synth.expected import Spool, TrailSink
@@ -39,6 +42,7 @@ from redo_lib.synth.pairs import PairContext
 from redo_lib.synth.scenario import (
     AppendLob,
     Commit,
+    Ddl,
     Delete,
     DirectInsert,
     Insert,
@@ -50,6 +54,7 @@ from redo_lib.synth.scenario import (
     Sleep,
     Step,
     Switch,
+    TableSpec,
     Update,
 )
 from redo_lib.synth.vectors import Txn, UndoSegment, Vectors
@@ -93,19 +98,15 @@ class Engine:
         (out / "logs").mkdir(parents=True, exist_ok=True)
         self._out = out
         self.sink = TrailSink(trail)
-        self.tables: dict[str, TableState] = {}
+        self.tables: dict[str, TableState] = {}  # the tables that exist, by OWNER.NAME
+        self.dropped: list[TableState] = []  # dropped by DDL, as they were then
         for i, spec in enumerate(scenario.tables):
             obj = spec.obj if spec.obj is not None else _TABLE_OBJ_BASE + 10 * i
-            dataobj = spec.dataobj if spec.dataobj is not None else obj + 5
-            state = TableState(
-                spec,
-                obj=obj,
-                dataobj=dataobj,
-                rfile=4,
-                base_block=0x100 + 0x8000 * i,
-                block_size=s.data_block_size,
-            )
-            self.tables[spec.full_name] = state
+            self.add_table(spec, obj=obj, dataobj=spec.dataobj if spec.dataobj is not None else obj + 5)
+        #: the tables as the scenario starts (ids filled in): the dictionary export, scenario.yaml
+        self.initial_tables: tuple[TableSpec, ...] = tuple(
+            dataclasses.replace(t.spec, obj=t.obj, dataobj=t.dataobj) for t in self.tables.values()
+        )
         threads = sorted({sp.thread for sp in scenario.sessions} | {1})
         self.logs: dict[int, ThreadLog] = {t: ThreadLog(out / "logs", s, t, self.clock) for t in threads}
         self.vectors = Vectors(self.logs[1].layout)
@@ -127,8 +128,28 @@ class Engine:
 
     # -- identities -------------------------------------------------------------------------------
 
+    def add_table(self, spec: TableSpec, *, obj: int, dataobj: int) -> TableState:
+        """A table of the scenario, or one CREATE TABLE made: its own range of data blocks."""
+        count = len(self.tables) + len(self.dropped)
+        state = TableState(
+            spec,
+            obj=obj,
+            dataobj=dataobj,
+            rfile=4,
+            base_block=0x100 + 0x8000 * count,
+            block_size=self.settings.data_block_size,
+        )
+        self.tables[spec.full_name] = state
+        return state
+
     def table(self, name: str) -> TableState:
-        return self.tables[self.scenario.table(name).full_name]
+        """An existing table by ``OWNER.NAME`` or by a unique bare ``NAME``."""
+        hits = [t for t in self.tables.values() if name in (t.spec.full_name, t.spec.name)]
+        if len(hits) == 1:
+            return hits[0]
+        if not hits and any(name in (t.spec.full_name, t.spec.name) for t in self.dropped):
+            raise ScenarioError(f"table {name!r} was dropped (ORA-00942)")
+        raise ScenarioError(f"unknown table {name!r}" if not hits else f"ambiguous table name {name!r}")
 
     def session_txn(self, name: str) -> OpenTxn:
         """The session's open transaction, opened (without redo) if it has none."""
@@ -267,8 +288,8 @@ class Engine:
 
     def run_step(self, step: Step) -> None:
         if isinstance(step, Insert | DirectInsert | Update | AppendLob | Delete):
+            full = self.table(step.table).spec.full_name
             t = self.session_txn(step.session)
-            full = self.scenario.table(step.table).full_name
             if full in t.direct_tables:
                 raise ScenarioError(f"{full}: no DML after a direct-path insert before COMMIT (ORA-12838)")
             if any(full in o.direct_tables for o in self.open.values() if o is not t):
@@ -301,6 +322,8 @@ class Engine:
                     log.switch()
         elif isinstance(step, Sleep):
             self.clock.advance(step.seconds)
+        elif isinstance(step, Ddl):
+            ddl.run(self, step)
         else:  # pragma: no cover - exhaustive
             raise ScenarioError(f"unknown step {step!r}")
 

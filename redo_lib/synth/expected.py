@@ -13,7 +13,10 @@ Rules (the project's reading of shared/docs/trail-contract.md):
   first record of a transaction (rule 13); times are the LWN time of the record (rule 14);
   thread / sequence / RBA of the record holding the change's (first) redo vector (rule 15);
 * LOB columns with a value in the image carry their complete value and a ``lob_columns`` descriptor
-  (byte size as stored, pieces of ``LOB_PIECE_SIZE``) (rule 17; docs/pipeline-contract.md).
+  (byte size as stored, pieces of ``LOB_PIECE_SIZE``) (rule 17; docs/pipeline-contract.md);
+* DDL: one record, the only one of its transaction (``trans_ind`` 3), io_type 160, op "DDL", "A",
+  columns OPERATION / OBJECT_TYPE / DDL_TEXT (the 24.1 text), no before image, key or ROWID, tokens
+  ``L`` and ``6``; position and time of the record holding the 24.1 vector.
 
 Open transactions never sit in memory: :class:`Spool` keeps at most ``SPOOL_MEMORY`` pending records
 of a transaction and spills the rest to a temporary file; savepoint rollbacks truncate it.
@@ -28,7 +31,7 @@ from typing import IO, Any
 
 from redo_lib.trail.model import IoType, LobColumn, TrailRecord, TransInd
 
-__all__ = ["SPOOL_MEMORY", "Spool", "TrailSink", "pending_record"]
+__all__ = ["SPOOL_MEMORY", "Spool", "TrailSink", "ddl_record", "pending_record"]
 
 SPOOL_MEMORY = 256
 
@@ -73,7 +76,20 @@ def pending_record(
     }
 
 
+def ddl_record(
+    *, operation: str, owner: str, table: str, obj: int, text: str, scn: int, subscn: int, op_time: str,
+    thread: int, sequence: int, rba: str,
+) -> dict[str, Any]:  # fmt: skip
+    """The pending record of a DDL (``operation`` CREATE, ALTER, DROP or TRUNCATE)."""
+    columns = [("OPERATION", operation), ("OBJECT_TYPE", "TABLE"), ("DDL_TEXT", text)]
+    return pending_record(
+        op="DDL", owner=owner, table=table, obj=obj, columns=columns, before=[], key_columns=(), changed=[],
+        rowid="", scn=scn, subscn=subscn, op_time=op_time, thread=thread, sequence=sequence, rba=rba,
+    )  # fmt: skip
+
+
 _KINDS = {
+    "DDL": (IoType.DDL, "A"),
     "INSERT": (IoType.INSERT, "A"),
     "UPDATE": (IoType.COMPRESSED_UPDATE, "A"),
     "PK_UPDATE": (IoType.PK_UPDATE, "A"),
@@ -153,7 +169,7 @@ class TrailSink:
         self.transactions += 1
         for i, r in enumerate(spool):
             io_type, before_after = _KINDS[r["op"]]
-            tokens = [("R", r["rowid"])]
+            tokens = [] if r["op"] == "DDL" else [("R", r["rowid"])]
             if i == 0:
                 tokens += [("L", str(commit_scn)), ("6", xid)]
             record = TrailRecord(

@@ -3,10 +3,14 @@
 Layout of ``out``::
 
     logs/<thread>_<seq>_<resetlogs>.arc     the archived logs, per thread
-    dictionary.json                          Redotrail's dictionary JSON (DictionaryHistory.to_json)
+    dictionary.json                          Redotrail's dictionary JSON (DictionaryHistory.to_json):
+                                             the tables as the scenario starts (DDL is in the redo)
     expected/trail.jsonl                     the expected trail (TrailRecord.to_dict per line)
     expected/tables/<OWNER>.<TABLE>.jsonl    final committed state, one {column: text} per row,
-                                             sorted by key (PK / UK) or else by ROWID (block, slot)
+                                             sorted by key (PK / UK) or else by ROWID (block, slot);
+                                             a dropped table: its rows when it was dropped
+    expected/tables/<OWNER>.<TABLE>.columns.json   the final shape: {"columns": [{name, type}],
+                                             "key": [...], "dropped": bool}, every table
     scenario.yaml                            the resolved scenario (ids filled in; the steps run)
 
 Steps are consumed one at a time, so a generator of steps (large random workloads) runs in constant
@@ -28,7 +32,7 @@ import yaml
 
 from redo_lib.dictionary import ColumnDef, DictionaryHistory, KeyKind, TableVersion
 from redo_lib.errors import ScenarioError
-from redo_lib.synth.columns import render
+from redo_lib.synth.columns import render, type_text
 from redo_lib.synth.database import TableState
 from redo_lib.synth.engine import Engine
 from redo_lib.synth.load import dump_scenario, dump_step
@@ -59,10 +63,11 @@ class GenerationResult:
 
 
 def build_dictionary(engine: Engine) -> DictionaryHistory:
-    """The dictionary of the scenario's tables (one version each, valid from before the first SCN)."""
+    """The dictionary of the scenario's tables as they are when it starts (one version each, valid
+    from before the first SCN): what a dictionary export before the run gives."""
     versions = []
-    for state in engine.tables.values():
-        spec = state.spec
+    for spec in engine.initial_tables:
+        assert spec.obj is not None and spec.dataobj is not None
         columns = tuple(
             ColumnDef(
                 col_no=i + 1,
@@ -82,8 +87,8 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
         kind = KeyKind(spec.key_kind)
         versions.append(
             TableVersion(
-                obj=state.obj,
-                dataobj=state.dataobj,
+                obj=spec.obj,
+                dataobj=spec.dataobj,
                 owner=spec.owner,
                 name=spec.name,
                 columns=columns,
@@ -103,22 +108,32 @@ def _sort_key(state: TableState) -> Callable[[Any], Any]:
 
 
 def write_tables(engine: Engine, folder: Path) -> list[Path]:
+    """Each table's final rows (``.jsonl``) and final shape (``.columns.json``); returns the ``.jsonl``
+    paths. Tables dropped by DDL keep the rows and shape they had when dropped."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for state in engine.tables.values():
+    states = [(s, False) for s in engine.tables.values()] + [(s, True) for s in engine.dropped]
+    for state, dropped in states:
         spec = state.spec
         path = folder / f"{spec.owner}.{spec.name}.jsonl"
         with path.open("w", encoding="utf-8") as out:
             for row in sorted(state.rows.values(), key=_sort_key(state)):
                 image = {c.name: render(c.type, v) for c, v in zip(spec.columns, row.values, strict=True)}
                 out.write(json.dumps(image, ensure_ascii=False) + "\n")
+        shape = {
+            "columns": [{"name": c.name, "type": type_text(c.type)} for c in spec.columns],
+            "key": list(state.key_columns),
+            "dropped": dropped,
+        }
+        (folder / f"{spec.owner}.{spec.name}.columns.json").write_text(
+            json.dumps(shape) + "\n", encoding="utf-8"
+        )
         paths.append(path)
     return paths
 
 
 def _resolved(scenario: Scenario, engine: Engine) -> Scenario:
-    tables = tuple(dataclasses.replace(s.spec, obj=s.obj, dataobj=s.dataobj) for s in engine.tables.values())
-    return dataclasses.replace(scenario, tables=tables, steps=())
+    return dataclasses.replace(scenario, tables=engine.initial_tables, steps=())
 
 
 def generate(

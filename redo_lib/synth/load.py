@@ -23,6 +23,14 @@ The YAML form (see include/scenarios/*.yaml)::
       - rollback_to: a
       - commit                                                # also rollback, switch, switch: 2
       - sleep: 5
+      - create_table: {owner: HR, name: DEPT, columns: [...], primary_key: [ID]}  # a new table
+      - add_column: {table: EMP, column: NOTE, type: VARCHAR2(40)}       # ALTER TABLE ADD (NULL-able)
+      - rename_column: {table: EMP, column: NOTE, to: REMARK}
+      - modify_column: {table: EMP, column: NAME, type: VARCHAR2(60)}    # widening only
+      - drop_column: {table: EMP, column: REMARK}
+      - truncate_table: EMP                                              # or {table: EMP}
+      - drop_table: DEPT
+      - {session: s2, add_column: {table: EMP, column: X, type: NUMBER, sql: "alter table ..."}}
 
 Values: NUMBER as int, float or decimal text; DATE / TIMESTAMP as ISO text (nine fraction digits
 allowed); RAW as hex; BINARY_DOUBLE as float or ``Inf`` / ``-Inf`` / ``Nan``; ``{repeat: ab, times:
@@ -49,10 +57,12 @@ import yaml
 from redo_lib.errors import Position, ScenarioError
 from redo_lib.synth.columns import Timestamp, parse_type
 from redo_lib.synth.scenario import (
+    DDL_STATEMENTS,
     PREDICATE_OPS,
     AppendLob,
     ColumnSpec,
     Commit,
+    Ddl,
     Delete,
     DirectInsert,
     Insert,
@@ -155,8 +165,8 @@ def _settings(raw: Any) -> Settings:
     return Settings(**raw)
 
 
-def _table(raw: Any, i: int) -> TableSpec:
-    what = f"tables[{i}]"
+def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
+    what = what or f"tables[{i}]"
     raw = _mapping(raw, what)
     unknown = set(raw) - {"owner", "name", "columns", "primary_key", "unique_keys", "obj", "dataobj"}
     if unknown:
@@ -287,6 +297,8 @@ def parse_step(raw: Any, what: str = "step") -> Step:
             return Switch(thread=None if args in (None, "all") else int(args))
         if kind == "sleep":
             return Sleep(seconds=int(args))
+        if kind in DDL_STATEMENTS:
+            return _ddl(kind, args, what, common)
     except ScenarioError as exc:
         if not exc.message.startswith(what):
             exc.message = f"{what}: {exc.message}"
@@ -295,6 +307,75 @@ def parse_step(raw: Any, what: str = "step") -> Step:
     except (TypeError, ValueError) as exc:
         raise ScenarioError(f"{what}: bad {kind} arguments: {exc}") from None
     raise ScenarioError(f"{what}: unknown step kind {kind!r}")
+
+
+_DDL_KEYS = {
+    "create_table": set(),
+    "add_column": {"table", "column", "type"},
+    "drop_column": {"table", "column"},
+    "rename_column": {"table", "column", "to"},
+    "modify_column": {"table", "column", "type"},
+    "drop_table": {"table"},
+    "truncate_table": {"table"},
+}
+
+
+def _ddl(kind: str, args: Any, what: str, common: dict[str, str]) -> Ddl:
+    """A DDL step: ``create_table: {<a table as under tables>}``, ``drop_table: T`` /
+    ``truncate_table: T`` (or ``{table: T}``), the ALTER TABLE kinds with ``table`` and ``column``
+    (plus ``type`` / ``to``); each may give ``sql`` (the statement text to write)."""
+    if isinstance(args, str) and kind in ("drop_table", "truncate_table"):
+        args = {"table": args}
+    args = dict(_mapping(args, f"{what}.{kind}"))
+    sql = args.pop("sql", None)
+    sql = None if sql is None else str(sql)
+    if kind == "create_table":
+        return Ddl(statement=kind, create=_table(args, 0, what=f"{what}.create_table"), sql=sql, **common)
+    required = _DDL_KEYS[kind]
+    unknown = set(args) - required - {"nullable"}
+    missing = required - set(args)
+    if unknown or missing:
+        raise ScenarioError(f"{what}: {kind} takes {sorted(required)} (and sql), not {sorted(args)}")
+    column = None
+    if "type" in args:
+        if kind == "add_column" and args.get("nullable", True) is not True:
+            raise ScenarioError(f"{what}: add_column adds NULL-able columns only (no DEFAULT, ORA-01758)")
+        column = ColumnSpec(name=str(args["column"]), type=parse_type(args["type"]))
+    elif "nullable" in args:
+        raise ScenarioError(f"{what}: {kind} takes no nullable")
+    return Ddl(
+        statement=kind, table=str(args["table"]), column=column, column_name=str(args.get("column") or ""),
+        new_name=str(args.get("to") or ""), sql=sql, **common,
+    )  # fmt: skip
+
+
+def _table_plain(t: TableSpec) -> dict[str, Any]:
+    return {
+        "owner": t.owner,
+        "name": t.name,
+        "obj": t.obj,
+        "dataobj": t.dataobj,
+        "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
+        "primary_key": list(t.primary_key),
+        "unique_keys": [list(k) for k in t.unique_keys],
+    }
+
+
+def _ddl_plain(step: Ddl) -> dict[str, Any]:
+    if step.statement == "create_table":
+        assert step.create is not None
+        body = {k: v for k, v in _table_plain(step.create).items() if v is not None}
+    else:
+        body = {"table": step.table}
+        if step.column_name:
+            body["column"] = step.column_name
+        if step.column is not None:
+            body["type"] = str(step.column.type)
+        if step.new_name:
+            body["to"] = step.new_name
+    if step.sql is not None:
+        body["sql"] = step.sql
+    return {step.statement: body}
 
 
 # -- dumping ----------------------------------------------------------------------------------------
@@ -359,6 +440,8 @@ def dump_step(step: Step) -> Any:
         item = {"savepoint" if isinstance(step, Savepoint) else "rollback_to": step.name}
     elif isinstance(step, Switch):
         return {"switch": step.thread if step.thread is not None else "all"}
+    elif isinstance(step, Ddl):
+        item = _ddl_plain(step)
     else:
         return {"sleep": step.seconds}
     if session != "s1":
@@ -374,18 +457,7 @@ def dump_scenario(scenario: Scenario, out: TextIO, *, steps: Iterable[Step] | No
     doc: dict[str, Any] = {"name": scenario.name, "settings": settings}
     if scenario.random is not None:
         doc["random"] = dict(scenario.random)
-    doc["tables"] = [
-        {
-            "owner": t.owner,
-            "name": t.name,
-            "obj": t.obj,
-            "dataobj": t.dataobj,
-            "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
-            "primary_key": list(t.primary_key),
-            "unique_keys": [list(k) for k in t.unique_keys],
-        }
-        for t in scenario.tables
-    ]
+    doc["tables"] = [_table_plain(t) for t in scenario.tables]
     doc["sessions"] = [{"name": x.name, "thread": x.thread} for x in scenario.sessions]
     out.write(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     if steps is not None:

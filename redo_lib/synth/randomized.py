@@ -10,6 +10,11 @@ step kind occurs: single and array inserts, direct-path inserts, single and mult
 rollbacks to them, log switches, clock moves, rows larger than a block, and one long transaction
 that stays open across several log switches.
 
+With ``ddl=True`` (off by default) the steps include DDL too: ADD / RENAME / DROP / MODIFY COLUMN,
+CREATE TABLE, TRUNCATE TABLE and, rarely, DROP TABLE, on tables no other session has uncommitted
+changes on. Its choices come from a random stream of their own, drawn only when DDL is on, so a seed
+without DDL gives the scenario it gave before the option existed.
+
 With ``size`` the run stops once the logs reach that many bytes (tables are kept below
 ``max_rows`` rows by preferring deletes, so memory stays constant); else after ``steps`` steps. The
 same seed (and parameters) gives the same scenario, byte for byte.
@@ -23,12 +28,15 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
+from redo_lib.errors import ScenarioError
 from redo_lib.synth.columns import ColumnType, parse_type
 from redo_lib.synth.database import Row, TableState
+from redo_lib.synth.ddl import altered_spec
 from redo_lib.synth.engine import Engine
 from redo_lib.synth.scenario import (
     ColumnSpec,
     Commit,
+    Ddl,
     Delete,
     DirectInsert,
     Insert,
@@ -76,9 +84,11 @@ def random_scenario(
     log_size: int | None = None,
     direct_load: bool = True,
     one_transaction: bool = False,
+    ddl: bool = False,
 ) -> Scenario:
     """A random valid scenario; ``size`` (bytes of logs) overrides ``steps``. ``direct_load=False``
-    leaves direct-path inserts out. ``one_transaction=True`` puts the whole workload into a single
+    leaves direct-path inserts out; ``ddl=True`` adds DDL steps (not with ``one_transaction``: DDL
+    commits). ``one_transaction=True`` puts the whole workload into a single
     transaction of one session, committed at the end (savepoints and rollbacks to them included; no
     direct-path inserts, which would lock their table for the rest of it): the memory benchmark's
     "one 2 GB transaction"."""
@@ -104,6 +114,9 @@ def random_scenario(
     params = {"seed": seed, "steps": steps, "size": size, "max_rows": max_rows, "direct_load": direct_load}
     if one_transaction:
         params["one_transaction"] = True
+    ddl = ddl and not one_transaction
+    if ddl:
+        params["ddl"] = True
     plan = _Plan(
         random.Random(seed ^ 0x5EED),
         steps=steps,
@@ -111,13 +124,15 @@ def random_scenario(
         max_rows=max_rows,
         direct_load=direct_load,
         one_transaction=one_transaction,
+        ddl=random.Random(seed ^ 0xDD1) if ddl else None,
     )
     return Scenario(
         name=f"random-{seed}", settings=settings, tables=tables, sessions=sessions, steps=plan, random=params
     )
 
 
-def _table(rnd: random.Random, i: int) -> TableSpec:
+def _table(rnd: random.Random, i: int, name: str = "") -> TableSpec:
+    name = name or f"T{i + 1}"
     kind = rnd.choice(["pk", "pk", "uk", "none"])
     key_count = rnd.choice([1, 1, 2])
     columns = [
@@ -132,10 +147,10 @@ def _table(rnd: random.Random, i: int) -> TableSpec:
         ]
     keys = tuple(c.name for c in columns[:key_count])
     if kind == "pk":
-        return TableSpec(owner="RND", name=f"T{i + 1}", columns=tuple(columns), primary_key=keys)
+        return TableSpec(owner="RND", name=name, columns=tuple(columns), primary_key=keys)
     if kind == "uk":
-        return TableSpec(owner="RND", name=f"T{i + 1}", columns=tuple(columns), unique_keys=(keys,))
-    return TableSpec(owner="RND", name=f"T{i + 1}", columns=tuple(columns))
+        return TableSpec(owner="RND", name=name, columns=tuple(columns), unique_keys=(keys,))
+    return TableSpec(owner="RND", name=name, columns=tuple(columns))
 
 
 class _Plan:
@@ -150,8 +165,11 @@ class _Plan:
         max_rows: int,
         direct_load: bool,
         one_transaction: bool = False,
+        ddl: random.Random | None = None,
     ) -> None:
         self.rnd = rnd
+        self.ddl = ddl  # the DDL choices' own stream (None: no DDL)
+        self._ddl_names = 0
         self.one_transaction = one_transaction
         self.direct_load = direct_load
         self.text_limit = 60 if size is None else 400  # scale runs: rows of a few hundred bytes
@@ -182,6 +200,8 @@ class _Plan:
                 if long_txn is None:
                     long_start = engine.logs[long_thread].switches
                 batch.append(self._dml(engine, long_session))
+            elif self.ddl is not None and self.ddl.random() < 0.04:
+                batch.append(self._ddl(engine, self.ddl.choice(sessions[1:] if long_session else sessions)))
             else:
                 batch.append(self._choose(engine, rnd.choice(sessions[1:] if long_session else sessions)))
             if (
@@ -335,6 +355,57 @@ class _Plan:
             )
             where = self._where(table, chosen[:1])
         return Update(session=session, table=name, set=changes, where=where)
+
+    # -- DDL ----------------------------------------------------------------------------------------
+
+    def _ddl(self, engine: Engine, session: str) -> Step | None:
+        """A DDL step valid now: on a table no other session has uncommitted changes on (the session's
+        own are committed by the DDL), or a CREATE TABLE."""
+        rnd = self.ddl
+        assert rnd is not None
+        busy = {id(c.revert[1]) for name, o in engine.open.items() if name != session for c in o.changes}
+        tables = [t for t in engine.tables.values() if id(t) not in busy]
+        kind = rnd.choice(
+            ["add_column"] * 4 + ["rename_column"] * 3 + ["drop_column"] * 3 + ["modify_column"] * 3
+            + ["create_table"] * 2 + ["truncate_table", "drop_table"]
+        )  # fmt: skip
+        self._ddl_names += 1
+        n = self._ddl_names
+        if kind == "create_table" or not tables:
+            existing = {t.spec.name for t in (*engine.tables.values(), *engine.dropped)}
+            if len(existing) >= 12:
+                return None
+            return Ddl(session=session, statement="create_table", create=_table(rnd, 0, f"N{n}"))
+        table = rnd.choice(tables)
+        spec = table.spec
+        name = spec.full_name
+        if kind in ("truncate_table", "drop_table"):
+            if kind == "drop_table" and len(engine.tables) < 2:
+                return None
+            return Ddl(session=session, statement=kind, table=name)
+        if kind == "add_column":
+            column = ColumnSpec(name=f"A{n}", type=parse_type(rnd.choice(_TYPES)))
+            return Ddl(session=session, statement=kind, table=name, column=column)
+        column = rnd.choice(spec.columns)
+        if kind == "rename_column":
+            return Ddl(session=session, statement=kind, table=name, column_name=column.name, new_name=f"R{n}")
+        if kind == "modify_column":
+            ctype = column.type
+            limit = 4000 if ctype.name == "VARCHAR2" else 2000
+            if ctype.name in ("VARCHAR2", "RAW") and ctype.length < limit:
+                wider = f"{ctype.name}({min(limit, ctype.length + rnd.choice([1, 10, 100]))})"
+            elif ctype.name == "NUMBER" and ctype.precision is not None and ctype.precision < 38:
+                wider = f"NUMBER({min(38, ctype.precision + rnd.randint(1, 4))},{ctype.scale or 0})"
+            else:
+                return None
+            new = ColumnSpec(name=column.name, type=parse_type(wider))
+            return Ddl(session=session, statement=kind, table=name, column=new)
+        step = Ddl(session=session, statement=kind, table=name, column_name=column.name)
+        try:
+            altered_spec(step, table)  # key columns, the last column, chained pieces: refused
+        except ScenarioError:
+            return None
+        return step
 
     # -- values -------------------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ Step kinds (``Step`` is their union):
   (``INSERT /*+ APPEND */``: 19.1 block images), ``Update`` and ``Delete`` with a ``Predicate``
   (every matching row, in ROWID order; ``Delete(array=True)`` writes 11.12 QMD per block);
 * ``Commit``, ``Rollback``, ``Savepoint``, ``RollbackTo``;
+* ``Ddl`` (CREATE TABLE, ALTER TABLE ADD / DROP COLUMN / RENAME COLUMN / MODIFY, DROP TABLE,
+  TRUNCATE TABLE: a transaction of its own, see ``ddl.py``);
 * ``Switch`` (``ALTER SYSTEM SWITCH LOGFILE`` on one thread or all), ``Sleep`` (advance the clock).
 """
 
@@ -31,8 +33,10 @@ from redo_lib.synth.columns import LOB_TYPES, ColumnType, normalize
 __all__ = [
     "COMPAT_NAMES",
     "AppendLob",
+    "DDL_STATEMENTS",
     "ColumnSpec",
     "Commit",
+    "Ddl",
     "Delete",
     "DirectInsert",
     "Insert",
@@ -357,6 +361,58 @@ class Sleep:
             raise ScenarioError("sleep needs a non-negative number of seconds")
 
 
+DDL_STATEMENTS = (
+    "create_table",
+    "add_column",
+    "drop_column",
+    "rename_column",
+    "modify_column",
+    "drop_table",
+    "truncate_table",
+)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ddl:
+    """One DDL statement (``statement`` one of ``DDL_STATEMENTS``) on ``table`` (``OWNER.NAME`` or a
+    unique bare name). ``create`` is the new table of ``create_table`` (``table`` is then its full
+    name); ``column`` the column of ``add_column`` (always NULL-able, no DEFAULT) and of
+    ``modify_column`` (its new, wider type); ``column_name`` the column of ``drop_column`` /
+    ``rename_column`` / ``modify_column``, ``new_name`` the new name of ``rename_column``. ``sql``
+    replaces the generated statement text in the redo and the trail (the model follows the step,
+    not the text)."""
+
+    session: str = "s1"
+    statement: str
+    table: str = ""
+    create: TableSpec | None = None
+    column: ColumnSpec | None = None
+    column_name: str = ""
+    new_name: str = ""
+    sql: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.statement not in DDL_STATEMENTS:
+            raise ScenarioError(f"DDL {self.statement!r} is not one of {', '.join(DDL_STATEMENTS)}")
+        if self.statement == "create_table":
+            if self.create is None:
+                raise ScenarioError("create_table needs the table (columns, keys)")
+            object.__setattr__(self, "table", self.create.full_name)
+        elif not self.table:
+            raise ScenarioError(f"{self.statement} needs a table")
+        if self.statement in ("add_column", "modify_column") and self.column is None:
+            raise ScenarioError(f"{self.statement} needs a column with its type")
+        if self.column is not None and not self.column_name:
+            object.__setattr__(self, "column_name", self.column.name)
+        if self.statement in ("drop_column", "rename_column", "modify_column") and not self.column_name:
+            raise ScenarioError(f"{self.statement} needs a column")
+        if self.statement == "rename_column":
+            _check_name(self.new_name, "column")
+        if self.sql is not None and not self.sql.strip():
+            raise ScenarioError(f"{self.statement}: empty sql text")
+
+
 Step = (
     Insert
     | DirectInsert
@@ -369,6 +425,7 @@ Step = (
     | RollbackTo
     | Switch
     | Sleep
+    | Ddl
 )
 
 

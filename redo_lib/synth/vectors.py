@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from redo_lib.format.model import (
     ChangeVector,
+    Ddl,
     KdliCommon,
     KdliItem,
     KdoOpCode,
@@ -237,6 +238,11 @@ class Vectors:
         f1 = lay.pack("HxxHHIHH", 0x2328, xid.usn, xid.slot, xid.sqn, 0xFF, 0x0E)
         fields = (f1, bytes((1, 10, 9, 0)), lay.pack("HI", 4, 1), lay.scn8(scn))
         return self._cv(24, 4, 0, 0, 0, 0, 0, Opaque(category="marker"), typ=6, fields=fields)
+
+    def ddl(self, xid: Xid, ddl_type: int, obj: int, schema: str, text: str) -> ChangeVector:
+        """24.1: the DDL statement of a DDL transaction (§5.9), a media recovery marker like 24.4."""
+        body = Ddl(xid=xid, ddl_type=ddl_type, obj=obj, schema=schema, text=text)
+        return self._cv(24, 1, 0, 0, 0, 0, 0, body, typ=6)
 
     def marker_24_6(self) -> ChangeVector:
         fields = (self.layout.pack("HI", 4, 1),)
