@@ -49,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-rows", type=int, default=300, help="with --random: rows per table at most")
     parser.add_argument("--no-direct-load", action="store_true", help="with --random: no direct-path inserts")
     parser.add_argument(
+        "--ddl", action="store_true", help="with --random: DDL steps too (random_scenario(ddl=True))"
+    )
+    parser.add_argument(
         "--one-transaction", action="store_true", help="with --random: the whole workload in one transaction"
     )
     parser.add_argument("--compat", choices=sorted(COMPAT_NAMES), help="override the compat version")
@@ -76,6 +79,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
             log_size=parse_size(args.log_size) if args.log_size else None,
             direct_load=not args.no_direct_load,
             one_transaction=args.one_transaction,
+            ddl=args.ddl,
         )
     scenario = load_scenario(args.scenario)
     overrides = {

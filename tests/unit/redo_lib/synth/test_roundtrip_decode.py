@@ -21,6 +21,13 @@ except ImportError:  # pragma: no cover - until the decoder exists
 
 REPO = Path(__file__).resolve().parents[4]
 SCENARIOS = sorted((REPO / "include" / "scenarios").glob("*.yaml"))
+# Random seeds with DDL steps (random_scenario(ddl=True)): when on, every seed with seed % 4 == 0;
+# the other seeds give the scenarios they always gave.
+RANDOM_DDL = False
+
+
+def _random(seed: int) -> Any:
+    return random_scenario(seed, ddl=RANDOM_DDL and seed % 4 == 0)
 
 
 def _decoded(result: GenerationResult) -> list[dict[str, Any]]:
@@ -46,10 +53,10 @@ def test_named_scenario_decodes_to_its_expected_trail(path: Path, tmp_path: Path
 
 @pytest.mark.parametrize("seed", range(20))
 def test_random_seed_decodes_to_its_expected_trail(seed: int, tmp_path: Path) -> None:
-    _assert_same(generate(random_scenario(seed), tmp_path, record_steps=False))
+    _assert_same(generate(_random(seed), tmp_path, record_steps=False))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(20, 1000))
 def test_random_seed_decodes_to_its_expected_trail_slow(seed: int, tmp_path: Path) -> None:
-    _assert_same(generate(random_scenario(seed), tmp_path, record_steps=False))
+    _assert_same(generate(_random(seed), tmp_path, record_steps=False))
