@@ -104,9 +104,8 @@ def check_widening(old: ColumnSpec, new: ColumnSpec) -> None:
     a, b = old.type, new.type
     if a.name in _WIDENABLE and b.name == a.name and b.length >= a.length:
         return
-    numbers = a.name == b.name == "NUMBER" and a.precision is not None and b.precision is not None
-    if numbers and b.scale == a.scale and b.precision >= a.precision:  # type: ignore[operator]
-        return
+    if a.name == b.name == "NUMBER" and b.scale == a.scale and (a.precision or 39) <= (b.precision or 0):
+        return  # NUMBER(p,s) -> NUMBER(q,s), q >= p (never from or to an unbounded NUMBER)
     raise ScenarioError(
         f"MODIFY {old.name} {type_text(a)} -> {type_text(b)}: only widening is generated (VARCHAR2 / "
         "RAW longer, NUMBER(p,s) to a larger p with the same s)"

@@ -460,7 +460,7 @@ def test_ddl_on_another_table_leaves_open_transactions_open(tmp_path: Path) -> N
 
 def test_random_scenarios_without_ddl_are_unchanged_by_the_option() -> None:
     assert random_scenario(5).random == random_scenario(5, ddl=False).random
-    assert random_scenario(5, ddl=True).random == {**random_scenario(5).random, "ddl": True}  # type: ignore[dict-item]
+    assert random_scenario(5, ddl=True).random == {**random_scenario(5).random, "ddl": True}
 
 
 @pytest.mark.parametrize("seed", range(20))
