@@ -7,7 +7,8 @@ Public API::
     result = generate(random_scenario(7), "/tmp/r7")
 
 ``generate`` writes ``logs/*.arc``, ``dictionary.json``, ``expected/trail.jsonl``,
-``expected/tables/<OWNER>.<TABLE>.jsonl`` and ``scenario.yaml`` (see ``generate.py``). The expected
+``expected/tables/<OWNER>.<TABLE>.jsonl`` (+ ``.columns.json``, the final shape) and ``scenario.yaml``
+(see ``generate.py``; docs/generator.md). The expected
 trail is computed from the SQL semantics of the scenario, never by decoding the logs. Scenarios are
 YAML (``load.py``) or built in Python from ``scenario.py``'s frozen values. Command line:
 ``python -m redo_lib synth`` (or ``python -m redo_lib.synth``).
@@ -21,6 +22,7 @@ from redo_lib.synth.randomized import random_scenario
 from redo_lib.synth.scenario import (
     ColumnSpec,
     Commit,
+    Ddl,
     Delete,
     DirectInsert,
     Insert,
@@ -42,6 +44,7 @@ from redo_lib.synth.scenario import (
 __all__ = [
     "ColumnSpec",
     "Commit",
+    "Ddl",
     "Delete",
     "DirectInsert",
     "GenerationResult",
