@@ -140,6 +140,45 @@ def render_unknown_in_scope(counts: dict[str, Any]) -> str:
     return f"SELECT {problem} AS problem, {detail} AS detail FROM {rows}"
 
 
+def _braceless(literal: str) -> str:
+    """A SQL string literal without braces (GX reads them as placeholders): Spark unescapes \\uXXXX."""
+    return literal.replace("{", "\\u007B").replace("}", "\\u007D")
+
+
+def render_ddl_counts(counts: dict[str, Any]) -> str:
+    """counts.json's ``ddl_records`` (``OWNER.NAME`` -> verb -> records) as a SQL row set."""
+    rows = [
+        (t, op, int(n))
+        for t, ops in sorted((counts.get("ddl_records") or {}).items())
+        for op, n in ops.items()
+    ]
+    if not rows:
+        return ("SELECT CAST(NULL AS STRING) AS source_table, CAST(NULL AS STRING) AS operation, "
+                "CAST(NULL AS BIGINT) AS records WHERE false")  # fmt: skip
+    values = ", ".join(f"({_braceless(sql_literal(t))}, {_braceless(sql_literal(op))}, CAST({n} AS BIGINT))"
+                       for t, op, n in rows)  # fmt: skip
+    return f"SELECT * FROM VALUES {values} AS c(source_table, operation, records)"
+
+
+def render_ddl_problems(counts: dict[str, Any]) -> str:
+    """counts.json's ``ddl_problems`` (table DDL the dictionary could not follow: its SCN, object,
+    text and why) as the rows the ``ddl_records`` rule fails with."""
+    problems = counts.get("ddl_problems") or []
+    if not problems:
+        return "SELECT CAST(NULL AS STRING) AS problem, CAST(NULL AS STRING) AS detail WHERE false"
+    rows = []
+    for p in problems:
+        what = "DDL not understood" if p.get("kind") == "unsupported" else "DDL contradicting the dictionary"
+        problem = _braceless(sql_literal(f"{what}: rows after it would be shaped by a guess"))
+        fields = {"scn": f"CAST({int(p.get('scn') or 0)} AS BIGINT)",
+                  "obj": f"CAST({int(p.get('obj') or 0)} AS BIGINT)",
+                  "text": _braceless(sql_literal(str(p.get("text") or ""))),
+                  "message": _braceless(sql_literal(str(p.get("message") or "")))}  # fmt: skip
+        detail = "to_json(named_struct(" + ", ".join(f"'{k}', {v}" for k, v in fields.items()) + "))"
+        rows.append(f"SELECT {problem} AS problem, {detail} AS detail")
+    return " UNION ALL ".join(rows)
+
+
 def scope_note(scope: dict[str, Any]) -> str:
     """One sentence on the batch's capture scope, for the Data Docs (no ``$``: GX reads it as a
     placeholder in descriptions)."""
@@ -161,6 +200,8 @@ def suite_parameters(
         "declared_columns": render_declared_columns(counts.get("columns") or manifest.get("columns")),
         "lob_issues": render_lob_issues(counts),
         "unknown_in_scope": render_unknown_in_scope(counts),
+        "ddl_counts": render_ddl_counts(counts),
+        "ddl_problems": render_ddl_problems(counts),
         "scope_note": scope_note(scope_report(counts)).replace("$", ""),
     }
 

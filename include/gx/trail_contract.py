@@ -10,9 +10,9 @@ Data Docs and in ``report/summary.json`` points at a contract rule. Two kinds of
 * ``"sql"``: the name of ``include/gx/sql/<sql>.sql``, run as an ``UnexpectedRowsExpectation``
   (per-transaction and cross-record rules; GX supports it on Spark, not on pandas). ``{batch}`` is
   GX's placeholder for the trail; ``$source_table``, ``$counts``, ``$declared_columns``,
-  ``$lob_issues`` and ``$unknown_in_scope`` are filled by the validator (``OWNER.TABLE`` of a record;
-  counts.json as rows; declared insert columns; counts.json's unresolved LOBs and unknown objects in
-  scope as rows).
+  ``$lob_issues``, ``$unknown_in_scope``, ``$ddl_counts`` and ``$ddl_problems`` are filled by the
+  validator (``OWNER.TABLE`` of a record; counts.json as rows; declared insert columns; counts.json's
+  unresolved LOBs, unknown objects in scope, DDL records and DDL left unapplied as rows).
   Every query returns the offending rows as ``trail_seq, xid, problem, detail`` (``detail`` JSON);
   the checks of one rule share a query (one Spark job instead of several).
 
@@ -79,6 +79,13 @@ EXPECTATIONS = [
      "title": "Operation is INSERT, UPDATE, DELETE, PK_UPDATE or DDL",
      "expectation": "ExpectColumnValuesToBeInSet",
      "kwargs": {"column": "op", "value_set": ["INSERT", "UPDATE", "DELETE", "PK_UPDATE", "DDL"]}},
+    {"name": "ddl_records", "rule": 9,
+     "title": "DDL records (IOType 160) carry their statement, object and position, alone in their "
+              "transaction, as counts.json counts them; no table DDL left unapplied (counts.json ddl_problems)",
+     "sql": "ddl_records",
+     "remedy": "a DDL the dictionary could not follow: check its text in the sample rows; if the dictionary "
+               "is older or newer than the redo, re-export it (include/sql/export_dictionary.sql) at an SCN "
+               "before the batch, point REDOTRAIL_DICTIONARY at it, then re-run the batch"},
     {"name": "operation_types", "rule": 9,
      "title": "IOType, BeforeAfter and operation agree (5/A insert, 15/A update, 115/A PK update, 3/B delete)",
      "sql": "operation_types"},
@@ -96,9 +103,8 @@ EXPECTATIONS = [
      "title": "Token R on every record; L and 6 on the first record of a transaction only; one commit each",
      "sql": "tokens"},
     {"name": "rowid_form", "rule": 13,
-     "title": "ROWID is an 18-character Oracle ROWID",
-     "expectation": "ExpectColumnValuesToMatchRegex",
-     "kwargs": {"column": "rowid", "regex": "^[A-Za-z0-9+/]{18}$"}},
+     "title": "ROWID is an 18-character Oracle ROWID (empty on a DDL record: no row)",
+     "sql": "rowid_form"},
     {"name": "xid_form", "rule": 13,
      "title": "Transaction id written usn.slot.sqn in decimal",
      "expectation": "ExpectColumnValuesToMatchRegex",

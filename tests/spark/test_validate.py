@@ -227,3 +227,62 @@ def test_a_change_to_an_unknown_object_in_scope_fails_and_names_it(
     out = capsys.readouterr().out
     assert "2 changes out of scope, 4 changes to 1 unknown objects in scope" in out
     assert "rule 2 known_objects_in_scope failed: 1 unexpected" in out
+
+
+def _ddl_batch() -> tuple[Batch, list[Any], dict[str, Any]]:
+    """Batch two of tests/spark/test_schema_changes.py: DDL records between row changes (an insert
+    before ADD COLUMN lacks the new column, one after DROP COLUMN the dropped one), and counts.json as
+    assemble writes it: row changes reconciled, DDL records by table and verb."""
+    from tests.spark.test_schema_changes import _batches
+
+    _, trail, _ = _batches()[1]
+    rows: dict[str, dict[str, int]] = {}
+    ddl: dict[str, dict[str, int]] = {}
+    for r in trail:
+        if r.op == "DDL":
+            verb = dict(r.columns)["OPERATION"]
+            ddl.setdefault(f"{r.owner}.{r.table}", {}).setdefault(verb, 0)
+            ddl[f"{r.owner}.{r.table}"][verb] += 1
+        else:
+            rows.setdefault(f"{r.owner}.{r.table}", {}).setdefault(r.op, 0)
+            rows[f"{r.owner}.{r.table}"][r.op] += 1
+    counts = {"batch_id": "b-000002-000002", "decoded": rows, "trail": rows, "ddl_records": ddl,
+              "transactions": {}, "rolled_back_xids": []}  # fmt: skip
+    return Batch("b-000002-000002", []), trail, counts
+
+
+def test_a_batch_with_ddl_records_passes_and_unapplied_ddl_fails_with_its_text(
+    session: Any, tmp_path: Path
+) -> None:
+    batch, trail, counts = _ddl_batch()
+    folder = write_batch(tmp_path / "good", batch, trail, counts)
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == 0, _summary(folder)["failed"]
+    # the same batch, but assembly could not apply a DDL (braces in its text: GX placeholders)
+    text = "ALTER TABLE APP.ORDERS ADD (X SDO_GEOMETRY) /* {x} */"
+    counts["ddl_problems"] = [{"kind": "unsupported", "scn": 2222, "obj": 100, "schema": "APP", "text": text,
+                               "message": "column type SDO_GEOMETRY: a user-defined or XML type"}]  # fmt: skip
+    folder = write_batch(tmp_path / "bad", batch, trail, counts)
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
+    summary = _summary(folder)
+    assert summary["failed"] == [{"name": "ddl_records", "rule": 9, "unexpected_count": 1}]
+    (failed,) = [r for r in summary["rules"] if not r["success"]]
+    (row,) = failed["sample_rows"]
+    assert row["problem"].startswith("DDL not understood") and row["detail"]["scn"] == 2222
+    assert row["detail"]["text"] == text and "SDO_GEOMETRY" in row["detail"]["message"]
+
+
+def test_a_ddl_record_without_its_text_or_counted_otherwise_fails(session: Any, tmp_path: Path) -> None:
+    batch, trail, counts = _ddl_batch()
+    i = next(i for i, r in enumerate(trail) if r.op == "DDL")
+    trail[i] = replace(trail[i], columns=(("OPERATION", "ALTER"), ("OBJECT_TYPE", "TABLE"), ("DDL_TEXT", "")))
+    counts["ddl_records"]["APP.ITEMS"]["TRUNCATE"] = 2  # the trail holds one
+    folder = write_batch(tmp_path, batch, trail, counts)
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
+    summary = _summary(folder)
+    assert summary["failed"] == [{"name": "ddl_records", "rule": 9, "unexpected_count": 2}]
+    (failed,) = [r for r in summary["rules"] if not r["success"]]
+    problems = sorted(r["problem"] for r in failed["sample_rows"])
+    assert problems == [
+        "DDL record without its statement text",
+        "counts.json ddl_records differ from the trail",
+    ]

@@ -6,6 +6,7 @@ WITH actual AS (
          CASE op WHEN 'PK_UPDATE' THEN 'UPDATE' ELSE op END AS op,
          count(*) AS records
   FROM {batch}
+  WHERE op != 'DDL'  -- DDL is no row change: checked by ddl_records
   GROUP BY 1, 2
 ),
 claimed AS ($counts),

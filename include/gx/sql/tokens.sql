@@ -1,14 +1,16 @@
--- rule 13: token R (the ROWID) on every record; L (commit SCN) and 6 (xid) on the first record of
+-- rule 13: token R (the ROWID) on every record (a DDL record, IOType 160, has no row: no ROWID, no R);
+-- L (commit SCN) and 6 (xid) on the first record of
 -- each transaction only; one commit SCN and commit time per transaction, not before its changes
 WITH placed AS (
-  SELECT trail_seq, xid, rowid, commit_scn, tokens,
+  SELECT trail_seq, xid, rowid, commit_scn, tokens, io_type,
          row_number() OVER (PARTITION BY xid ORDER BY trail_seq) AS position
   FROM {batch}
 ),
 checked AS (
   SELECT *,
-         coalesce(size(filter(tokens, t -> t.name = 'R')) = 1
-                  AND exists(tokens, t -> t.name = 'R' AND t.value = rowid), false) AS r_ok,
+         coalesce(CASE WHEN io_type = 160 THEN rowid = '' AND NOT exists(tokens, t -> t.name = 'R')
+                       ELSE size(filter(tokens, t -> t.name = 'R')) = 1
+                            AND exists(tokens, t -> t.name = 'R' AND t.value = rowid) END, false) AS r_ok,
          coalesce(CASE WHEN position = 1 THEN
                          size(filter(tokens, t -> t.name = 'L')) = 1
                      AND exists(tokens, t -> t.name = 'L' AND t.value = CAST(commit_scn AS STRING))
@@ -25,7 +27,7 @@ txn AS (
   GROUP BY xid
 )
 SELECT trail_seq, xid,
-       CASE WHEN NOT r_ok THEN 'token R missing or not the ROWID'
+       CASE WHEN NOT r_ok THEN 'token R missing or not the ROWID (or on a DDL record)'
             WHEN position = 1 THEN 'first record without tokens L and 6 of its transaction'
             ELSE 'tokens L or 6 on a record after the first' END AS problem,
        to_json(named_struct('position', position, 'rowid', rowid, 'commit_scn', commit_scn,

@@ -1,0 +1,48 @@
+-- rule 9 (IOType 160): each DDL record carries its statement (OPERATION, OBJECT_TYPE, DDL_TEXT not
+-- empty), names its object (owner, and for table DDL the table), is alone in its transaction
+-- (TransInd 3) and has its position; counts.json's ddl_records equal the trail's DDL records per
+-- object and verb; and counts.json lists no table DDL the dictionary could not follow (ddl_problems:
+-- text not understood, or contradicting the dictionary), since rows after it would be shaped by a
+-- guess (docs/tables.md)
+WITH ddl AS (
+  SELECT trail_seq, xid, owner, `table`, trans_ind, rba, sequence, thread,
+         try_element_at(map_from_entries(columns), 'OPERATION') AS operation,
+         try_element_at(map_from_entries(columns), 'OBJECT_TYPE') AS object_type,
+         try_element_at(map_from_entries(columns), 'DDL_TEXT') AS ddl_text
+  FROM {batch}
+  WHERE op = 'DDL' OR io_type = 160
+),
+actual AS (
+  SELECT concat(coalesce(owner, ''), '.', coalesce(`table`, '')) AS source_table, operation,
+         count(*) AS records
+  FROM ddl GROUP BY 1, 2
+),
+claimed AS ($ddl_counts),
+counted AS (
+  SELECT coalesce(a.source_table, c.source_table) AS source_table, coalesce(a.operation, c.operation) AS operation,
+         coalesce(a.records, 0) AS trail_records, coalesce(c.records, 0) AS counts_records
+  FROM actual AS a FULL OUTER JOIN claimed AS c
+    ON a.source_table = c.source_table AND a.operation = c.operation
+)
+SELECT trail_seq, xid,
+       CASE WHEN coalesce(ddl_text, '') = '' THEN 'DDL record without its statement text'
+            WHEN coalesce(operation, '') = '' OR object_type IS NULL THEN 'DDL record without its verb or object type'
+            WHEN coalesce(owner, '') = '' OR (object_type = 'TABLE' AND coalesce(`table`, '') = '')
+              THEN 'DDL record without the object it is about'
+            WHEN trans_ind != 3 THEN 'DDL record not alone in its transaction'
+            ELSE 'DDL record without its position' END AS problem,
+       to_json(named_struct('owner', owner, 'table', `table`, 'operation', operation,
+               'object_type', object_type, 'ddl_text', ddl_text, 'trans_ind', trans_ind)) AS detail
+FROM ddl
+WHERE coalesce(ddl_text, '') = '' OR coalesce(operation, '') = '' OR object_type IS NULL
+   OR coalesce(owner, '') = '' OR (object_type = 'TABLE' AND coalesce(`table`, '') = '')
+   OR trans_ind != 3 OR rba IS NULL OR sequence IS NULL OR thread IS NULL
+UNION ALL
+SELECT CAST(NULL AS BIGINT), CAST(NULL AS STRING), 'counts.json ddl_records differ from the trail',
+       to_json(named_struct('source_table', source_table, 'operation', operation,
+               'trail_records', trail_records, 'counts_records', counts_records))
+FROM counted
+WHERE trail_records != counts_records
+UNION ALL
+SELECT CAST(NULL AS BIGINT), CAST(NULL AS STRING), problem, detail
+FROM ($ddl_problems)
