@@ -526,23 +526,25 @@ def assemble_arrow(
 
 
 def evolve_batch_dictionary(
-    dictionary: str | None, ddl_rows: Iterable[dict[str, Any]], batch_dir: str
+    dictionary: str | None, ddl_rows: Iterable[dict[str, Any]], batch_dir: str, *, own_copy: bool = False
 ) -> tuple[str | None, dict[str, int], list[dict[str, Any]]]:
     """Apply the batch's DDL events (rows, in redo order) to its dictionary before assembly, so every
     partition sees the same versions; the evolved dictionary is written to ``<batch>/dictionary.json``
-    (the next batch starts from it). Returns its location (or the input when nothing changed), the
-    DDL counts by effect and the DDL that could not be applied (``emit.evolve_dictionary``)."""
+    (the next batch starts from it). Returns its location (or the input when nothing changed and
+    ``own_copy`` is false: a dictionary carried from the previous batch is copied, so every batch
+    folder holds the dictionary its trail was written with), the DDL counts by effect and the DDL
+    that could not be applied (``emit.evolve_dictionary``)."""
     from redo_lib.assembly.rows import iter_row_changes
     from redo_lib.trail.emit import evolve_dictionary
 
     history = dictionary_at(dictionary)
     rows = [event_from_row(r) for r in ddl_rows]
-    if history is None or not rows:
+    if history is None or (not rows and not own_copy):
         return dictionary, {}, []
     counts: Counter[str] = Counter()
     problems: list[dict[str, Any]] = []
     evolved = evolve_dictionary(history, iter_row_changes(rows), counts, problems)
-    if evolved is history:
+    if evolved is history and not own_copy:
         return dictionary, dict(counts), problems
     location = write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json())
     return location, dict(counts), problems

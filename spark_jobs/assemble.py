@@ -81,6 +81,22 @@ def events_at(session: Any, location: str) -> Any:
     return session.read.schema(schema).parquet(folder.spark_uri())
 
 
+def starting_dictionary(batch: BatchDir, manifest: Any) -> tuple[str | None, str | None]:
+    """(the dictionary the batch's assembly starts from, the export that chain of batches started
+    from). A batch starts where its previous batch's assembly left the dictionary (its ``counts.json``
+    ``dictionary``: evolved by the DDL it met, docs/tables.md), as long as that chain started from the
+    export the manifest names; a manifest naming another export (a refreshed dictionary) starts from
+    that export. Without a previous batch, or its counts, from the manifest's."""
+    export = manifest.dictionary
+    if not manifest.previous_batch:
+        return export, export
+    previous = batch.sibling(manifest.previous_batch).read_json("counts.json", default={})
+    source = previous.get("dictionary_source", previous.get("dictionary"))
+    if export is not None and source == export and previous.get("dictionary"):
+        return previous["dictionary"], export
+    return export, export
+
+
 def run(args: JobArgs, *, spark: Any = None) -> int:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -117,7 +133,10 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     ]
     for row in ddl_rows:
         row.pop("carried", None)
-    dictionary, ddl_counts, ddl_problems = evolve_batch_dictionary(manifest.dictionary, ddl_rows, batch.uri)
+    start, source = starting_dictionary(batch, manifest)
+    dictionary, ddl_counts, ddl_problems = evolve_batch_dictionary(
+        start, ddl_rows, batch.uri, own_copy=start != source
+    )
     # the manifest's capture scope (docs/operations.md): the same for every partition
     options = {"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)}
     batch_id = manifest.batch_id
@@ -165,7 +184,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     batch.remove_tree("staging", "assembled")
 
     counts = {"batch_id": batch_id, **merge_counts(parts), "ddl": ddl_counts, "ddl_problems": ddl_problems,
-              "dictionary": dictionary}  # fmt: skip
+              "dictionary": dictionary, "dictionary_source": source}  # fmt: skip
     batch.write_text(json.dumps(counts, indent=2, sort_keys=True), "counts.json")
     print(
         f"assemble {batch_id}: {counts.get('transactions', {}).get('emitted', 0)} transactions, "

@@ -51,14 +51,17 @@ def _publish_batches(
     spark: Any, scenario: Path, tmp_path: Path, fmt: str, cuts: list[int], assemble_args: list[str]
 ) -> Tables:
     """decode -> assemble -> validate -> publish, one batch per slice of the logs (``cuts``: the
-    index where each batch after the first starts), carrying open transactions."""
+    index where each batch after the first starts), carrying open transactions. RAC logs are taken
+    by sequence, then thread (the generator switches both threads together: log k of each thread
+    covers the same SCNs)."""
     for key, value in SMALL_DATA.items():
         spark.conf.set(key, value)
     refs = describe_logs(sorted((scenario / "logs").glob("*.arc")))
-    entries = [
-        LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location)
-        for r in refs
-    ]
+    entries = sorted(
+        (LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location)
+         for r in refs),
+        key=lambda e: (e.sequence, e.thread),
+    )  # fmt: skip
     warehouse = tmp_path / "warehouse"
     previous = None
     bounds = [0, *cuts, len(entries)]
@@ -79,7 +82,9 @@ def _publish_batches(
 
 
 def _assert_final_state(scenario: Path, tables: Tables) -> list[dict[str, Any]]:
-    """Every mirror equals the generator's final table; returns the changelog in trail order."""
+    """Every mirror equals the generator's final table (a dropped table's: its rows at the drop),
+    its columns those of the table's final shape with their types; returns the changelog in trail
+    order."""
     for path in (scenario / "expected" / "tables").glob("*.jsonl"):
         arrow = tables._arrow(path.stem.lower().replace(".", "__"))
         expected = {
@@ -114,7 +119,16 @@ def _arrow_type(declared: str) -> pa.DataType:
 
 
 def _assert_types(scenario: Path, source_table: str, schema: Any) -> None:
-    """Each mirror column has the type the mapping gives its declared Oracle type."""
+    """Each mirror column has the type the mapping gives its declared Oracle type: the final shape
+    the generator wrote (``columns.json``, after DDL), else the scenario's declaration."""
+    final = scenario / "expected" / "tables" / f"{source_table}.columns.json"
+    if final.exists():
+        declared = json.loads(final.read_text())["columns"]
+        assert [n for n in schema.names if not n.startswith("_")] == [c["name"] for c in declared]
+        for column in declared:
+            want = _arrow_type(column["type"].upper().replace(" ", ""))
+            assert schema.field(column["name"]).type == want, (source_table, column)
+        return
     doc = yaml.safe_load((scenario / "scenario.yaml").read_text())
     for table in doc["tables"]:
         if f"{table.get('owner', '')}.{table['name']}".lstrip(".") == source_table:
@@ -224,3 +238,34 @@ def test_typed_mirror_holds_the_scenario_typed_and_answers_sql(
     rows = spark.sql(f"SELECT columns FROM {table.replace('shop__orders', 'changelog')}").collect()
     texts = {p["value"] for r in rows for p in r["columns"] if p["name"] in ("RATE", "SHIPPED")}
     assert {"0.33333333333", "12345678901234567890123456789", "2024-02-16T09:30:00.123456789"} <= texts
+
+
+@pytest.fixture(scope="module")
+def schema_changes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _generate(tmp_path_factory, "schema_changes")
+
+
+@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+def test_schema_changes_publish_the_final_shapes_and_every_ddl_record(
+    spark: Any, schema_changes: Path, tmp_path: Path, fmt: str
+) -> None:
+    """The schema_changes scenario (final state by hand in its YAML) over two batches, both RAC
+    threads, DDL on either side of the cut: every mirror equals its final table in its final shape
+    and types (renamed, added, widened and dropped columns, the truncated table's later rows, the
+    created table, the dropped table's rows at the drop); the changelog holds the expected trail,
+    the eight DDL records included, as the generator wrote them."""
+    tables = _publish_batches(spark, schema_changes, tmp_path, fmt, [4], [])
+    changelog = _assert_final_state(schema_changes, tables)
+    expected = _expected_trail(schema_changes)
+    assert [(r["xid"], r["op"], r["rowid"]) for r in changelog] == [
+        (r["xid"], r["op"], r["rowid"]) for r in expected
+    ]
+    ddl = [(r["commit_scn"], r["owner"], r["table"], r["obj"], {c["name"]: c["value"] for c in r["columns"]},
+            r["scn"], r["thread"], r["sequence"], r["rba"]) for r in changelog if r["io_type"] == 160]  # fmt: skip
+    assert ddl == [(r["commit_scn"], r["owner"], r["table"], r["obj"], r["columns"], r["scn"], r["thread"],
+                    r["sequence"], r["rba"]) for r in expected if r["io_type"] == 160]  # fmt: skip
+    assert len(ddl) == 8
+    second = json.loads((tmp_path / "b-000003-000004" / "PUBLISHED").read_text())
+    first = json.loads((tmp_path / "b-000001-000002" / "PUBLISHED").read_text())
+    changes = {**first["schema_changes"], **second["schema_changes"]}
+    assert "DROP TABLE" in " ".join(changes["shop__legacy"]["notes"])
