@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[4]
 SCENARIOS = sorted((REPO / "include" / "scenarios").glob("*.yaml"))
 # Random seeds with DDL steps (random_scenario(ddl=True)): when on, every seed with seed % 4 == 0;
 # the other seeds give the scenarios they always gave.
-RANDOM_DDL = False
+RANDOM_DDL = True
 
 
 def _random(seed: int) -> Any:
