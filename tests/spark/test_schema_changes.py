@@ -192,6 +192,12 @@ def test_mirrors_follow_renames_adds_widenings_drops_truncates_creates_and_drops
             empty = after_two._arrow("app__emptyt")
             assert empty.num_rows == 0 and empty.schema.field("K").type == pa.int64()
     two, three = published[1], published[2]
+    assert three["mirror_checks"] == {}  # batch 3 commits no mirror
+    for doc in published[:2]:  # Great Expectations on each committed mirror against the dictionary
+        assert doc["mirror_checks"] and all(c["success"] for c in doc["mirror_checks"].values()), doc[
+            "mirror_checks"
+        ]
+    assert set(two["mirror_checks"]) == {"app__orders", "app__items", "app__newt", "app__emptyt"}
     changes = two["schema_changes"]["app__orders"]
     assert changes["renamed"] == [["NAME", "TITLE"]] and changes["dropped"] == ["OLD"]
     assert changes["added"] == ["NOTE"] and changes["modified"] == ["PRICE"]
@@ -207,14 +213,35 @@ def test_mirrors_follow_renames_adds_widenings_drops_truncates_creates_and_drops
     assert all(r["io_type"] == 160 and r["rowid"] == "" for r in ddl)
 
 
-def test_dropped_columns_kept_as_tombstones(session: Any, tmp_path: Path) -> None:
+def test_dropped_columns_kept_as_tombstones_and_a_mirror_off_its_dictionary_reported(
+    session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Delta, with ``--keep-dropped-columns``; between the batches ITEMS.QTY is rewritten as a string
+    (as a mirror created by hand or by an older release could hold it): it keeps its type, and the
+    mirror check reports it against the dictionary's bigint."""
     warehouse, previous = tmp_path / "warehouse", None
     for batch_id, trail, history in _batches()[:2]:
         folder = _write(tmp_path, batch_id, trail, history, previous)
-        argv = ["--batch-dir", str(folder), "--warehouse", f"file://{warehouse}", "--keep-dropped-columns"]
+        argv = ["--batch-dir", str(folder), "--warehouse", f"file://{warehouse}", "--keep-dropped-columns",
+                "--format", "delta"]  # fmt: skip
         assert publish.main(argv, spark=session) == 0
         previous = batch_id
-    orders = _rows(Tables("iceberg", warehouse)._arrow("app__orders"))
+        if batch_id == "b-000001-000001":
+            items = str(warehouse / "redotrail" / "app__items")
+            frame = session.read.format("delta").load(items)
+            frame.withColumn("QTY", frame["QTY"].cast("string")).write.format("delta").mode(
+                "overwrite"
+            ).option("overwriteSchema", "true").save(items)
+    checks = json.loads((tmp_path / "b-000002-000002" / "PUBLISHED").read_text())["mirror_checks"]
+    assert checks["app__orders"]["success"] and checks["app__newt"]["success"]
+    (failed,) = checks["app__items"]["failed"]
+    assert (failed["expectation"], failed["column"], failed["type_"]) == (
+        "expect_column_type_to_be",
+        "QTY",
+        "LongType",
+    )
+    assert "WARNING: mirror app__items does not match the dictionary" in capsys.readouterr().err
+    orders = _rows(Tables("delta", warehouse)._arrow("app__orders"))
     assert {k: v["OLD"] for k, v in orders.items()} == {1: "x", 2: "y", 3: "z", 4: "w"}
     assert {k: v["TITLE"] for k, v in orders.items()} == {1: "a", 2: "bb", 3: "c", 4: "d"}
     published = json.loads((tmp_path / "b-000002-000002" / "PUBLISHED").read_text())
