@@ -443,6 +443,8 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
             "rules": rules,
             # what was left out of the trail as outside the capture scope, and what may not be
             "scope": scope,
+            # the batch's DDL records by object and verb, and table DDL left unapplied
+            "ddl": {"records": counts.get("ddl_records") or {}, "problems": counts.get("ddl_problems") or []},
             "docs": "docs/index.html",
             "reports_url": reports,
         }
@@ -459,6 +461,12 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     )
     for warning in scope["warnings"]:
         print(f"validate {batch_id}: warning: {warning}")
+    ddl = counts.get("ddl_records") or {}
+    if ddl:
+        listed = ", ".join(
+            f"{verb} {table} x{n}" for table, verbs in sorted(ddl.items()) for verb, n in verbs.items()
+        )
+        print(f"validate {batch_id}: {sum(sum(v.values()) for v in ddl.values())} DDL records ({listed})")
     for r in failed:
         cause = f" ({r['exception']})" if r["exception"] else ""
         print(
