@@ -25,6 +25,7 @@ import string
 import sys
 import tempfile
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,9 +191,32 @@ def scope_note(scope: dict[str, Any]) -> str:
     return text + "".join(f" Warning: {w}." for w in scope["warnings"])
 
 
+def render_ddl_epoch(positions: list[tuple[str, int]], source_table: str) -> tuple[str, str]:
+    """(a SQL expression numbering a record's place among its table's DDL records, the tables with
+    DDL as a SQL list) from the batch's DDL records (``OWNER.TABLE``, trail_seq): 0 before the
+    table's first DDL, 1 after it, ... A projection with the positions written in: no join."""
+    by_table: dict[str, list[int]] = {}
+    for table, seq in positions:
+        by_table.setdefault(table, []).append(int(seq))
+    if not by_table:
+        return "0", "CAST(NULL AS STRING)"
+    cases = []
+    for table, seqs in sorted(by_table.items()):
+        inner = " ".join(f"WHEN trail_seq < {seq} THEN {i}" for i, seq in enumerate(sorted(seqs)))
+        cases.append(
+            f"WHEN ({source_table}) = {_braceless(sql_literal(table))} THEN CASE {inner} ELSE {len(seqs)} END"
+        )
+    tables = ", ".join(_braceless(sql_literal(t)) for t in sorted(by_table))
+    return "CASE " + " ".join(cases) + " ELSE 0 END", tables
+
+
 def suite_parameters(
-    suite: dict[str, Any], counts: dict[str, Any], manifest: dict[str, Any]
+    suite: dict[str, Any],
+    counts: dict[str, Any],
+    manifest: dict[str, Any],
+    ddl_positions: Sequence[tuple[str, int]] = (),
 ) -> dict[str, Any]:
+    epoch, ddl_tables = render_ddl_epoch(list(ddl_positions), suite["SQL_PARAMETERS"]["source_table"])
     return {
         **suite["SQL_PARAMETERS"],
         "rolled_back_xids": sorted(str(x) for x in counts.get("rolled_back_xids") or ()),
@@ -201,6 +225,8 @@ def suite_parameters(
         "lob_issues": render_lob_issues(counts),
         "unknown_in_scope": render_unknown_in_scope(counts),
         "ddl_counts": render_ddl_counts(counts),
+        "ddl_epoch": epoch,
+        "ddl_tables": ddl_tables,
         "ddl_problems": render_ddl_problems(counts),
         "scope_note": scope_note(scope_report(counts)).replace("$", ""),
     }
@@ -406,7 +432,6 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     counts = batch.read_json("counts.json", default={})
     batch_id = manifest.get("batch_id") or counts.get("batch_id") or batch.name
     suite = load_suite()
-    params = suite_parameters(suite, counts, manifest)
     scope = scope_report(counts)
     session = build_session(f"redotrail-validate-{batch_id}", spark=spark)
     # GE builds the Data Docs in a temporary folder of this process; they are copied to the batch
@@ -414,6 +439,10 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         frame = read_trail(session, batch.spark_uri("trail")).cache()
         try:
             records = frame.count()
+            # the batch's DDL positions (a few rows): rules that depend on a table's shape use them
+            source = suite["SQL_PARAMETERS"]["source_table"]
+            ddl = frame.where("op = 'DDL'").selectExpr(f"{source} AS t", "trail_seq").collect()
+            params = suite_parameters(suite, counts, manifest, [(r["t"], r["trail_seq"]) for r in ddl])
             docs_dir = Path(tmp) / "docs"
             rules = run_suite(session, frame, suite, params, batch_id, docs_dir)
         finally:

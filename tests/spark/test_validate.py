@@ -278,11 +278,26 @@ def test_a_ddl_record_without_its_text_or_counted_otherwise_fails(session: Any, 
     i = next(i for i, r in enumerate(trail) if r.op == "DDL")
     trail[i] = replace(trail[i], columns=(("OPERATION", "ALTER"), ("OBJECT_TYPE", "TABLE"), ("DDL_TEXT", "")))
     counts["ddl_records"]["APP.ITEMS"]["TRUNCATE"] = 2  # the trail holds one
+    # order 5, inserted after order 4 and after ADD (NOTE ...) but without NOTE: incomplete for its
+    # table's shape then (order 2's update and order 3's insert, before the ADD, lack NOTE rightly)
+    j = next(j for j, r in enumerate(trail) if r.op == "INSERT" and dict(r.columns).get("ID") == "4")
+    xid = "9.9.2051"
+    trail.insert(j + 1, replace(
+        trail[j], xid=xid, commit_scn=2051, scn=2050, rowid="AAAAAAAAEAAAAAQ9AB",
+        columns=tuple(("ID", "5") if c[0] == "ID" else c for c in trail[j].columns if c[0] != "NOTE"),
+        tokens=(("R", "AAAAAAAAEAAAAAQ9AB"), ("L", "2051"), ("6", xid)),
+    ))  # fmt: skip
+    counts["decoded"]["APP.ORDERS"]["INSERT"] += 1  # the same dict as counts["trail"]
     folder = write_batch(tmp_path, batch, trail, counts)
     assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
     summary = _summary(folder)
-    assert summary["failed"] == [{"name": "ddl_records", "rule": 9, "unexpected_count": 2}]
-    (failed,) = [r for r in summary["rules"] if not r["success"]]
+    assert summary["failed"] == [{"name": "ddl_records", "rule": 9, "unexpected_count": 2},
+                                 {"name": "inserts_complete", "rule": 11, "unexpected_count": 1}]  # fmt: skip
+    incomplete = next(r for r in summary["rules"] if r["name"] == "inserts_complete")
+    assert [r["detail"] for r in incomplete["sample_rows"]] == [
+        {"source_table": "APP.ORDERS", "missing_columns": ["NOTE"]}
+    ]
+    failed = next(r for r in summary["rules"] if r["name"] == "ddl_records")
     problems = sorted(r["problem"] for r in failed["sample_rows"])
     assert problems == [
         "DDL record without its statement text",

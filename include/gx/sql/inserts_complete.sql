@@ -1,19 +1,13 @@
 -- rule 11: an insert carries every column of its table as it was then: the declared list (for a
 -- table without DDL in the batch), else the widest insert of the same table between the same DDL
--- records (a DDL changes the columns an insert must carry: docs/tables.md)
-WITH ddl AS (
-  SELECT $source_table AS source_table, trail_seq AS ddl_seq FROM {batch} WHERE op = 'DDL'
-),
-ins0 AS (
+-- records (a DDL changes the columns an insert must carry: docs/tables.md). $ddl_epoch numbers a
+-- record's place among its table's DDL records (a projection: the batch's few DDL positions are
+-- written into it, so no join or shuffle is added)
+WITH ins AS (
   SELECT trail_seq, xid, $source_table AS source_table,
-         array_distinct(transform(columns, c -> c.name)) AS names
+         array_distinct(transform(columns, c -> c.name)) AS names, $ddl_epoch AS epoch
   FROM {batch}
   WHERE op = 'INSERT'
-),
-ins AS (
-  SELECT i.trail_seq, i.xid, i.source_table, i.names, count(d.ddl_seq) AS epoch
-  FROM ins0 AS i LEFT JOIN ddl AS d ON d.source_table = i.source_table AND d.ddl_seq < i.trail_seq
-  GROUP BY i.trail_seq, i.xid, i.source_table, i.names
 ),
 widest AS (
   SELECT source_table, epoch, max_by(names, size(names)) AS names FROM ins GROUP BY source_table, epoch
@@ -21,8 +15,7 @@ widest AS (
 declared AS ($declared_columns),
 expected AS (
   SELECT w.source_table, w.epoch,
-         CASE WHEN w.source_table IN (SELECT source_table FROM ddl) THEN w.names
-              ELSE coalesce(d.names, w.names) END AS names
+         CASE WHEN w.source_table IN ($ddl_tables) THEN w.names ELSE coalesce(d.names, w.names) END AS names
   FROM widest AS w LEFT JOIN declared AS d ON d.source_table = w.source_table
 ),
 checked AS (
