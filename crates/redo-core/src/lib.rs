@@ -21,6 +21,7 @@ pub mod ops;
 pub mod reader;
 pub mod records;
 pub mod tally;
+pub mod values;
 pub mod vectors;
 
 pub use endian::{BigEndian, EndianSlice, Endianity, LittleEndian};
