@@ -6,6 +6,7 @@
 mod arrow;
 mod convert;
 mod errors;
+mod values;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -289,6 +290,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(raise_core_error, m)?)?;
     m.add_function(wrap_pyfunction!(events_schema, m)?)?;
     m.add_function(wrap_pyfunction!(decode_events, m)?)?;
+    m.add_function(wrap_pyfunction!(values::render_value, m)?)?;
+    m.add_function(wrap_pyfunction!(values::render_values, m)?)?;
     m.add_class::<arrow::ArrowBatch>()?;
     m.add_class::<arrow::ArrowSchema>()?;
     Ok(())
