@@ -1,6 +1,7 @@
 //! Column values -> trail text: `redo_core::values` for Python, the arguments of
 //! `redo_lib.values.codecs.decode_value` (`charset`: Oracle name or id; `db_timezone`: minutes east
-//! of UTC or text like `+05:30`). Errors are the `ValueDecodeError`s `decode_value` raises.
+//! of UTC or text like `+05:30`; `None` for decode_value's defaults, `AL32UTF8` and 0). Errors are
+//! the `ValueDecodeError`s `decode_value` raises.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
@@ -8,64 +9,63 @@ use redo_core::values::{self, CharsetArg, ZoneArg};
 
 use crate::errors;
 
-/// `charset=`: an Oracle id or name.
-#[derive(FromPyObject)]
-pub enum CharsetParam {
-    Id(i64),
-    Name(String),
-}
-
-impl CharsetParam {
-    fn arg(&self) -> CharsetArg<'_> {
-        match self {
-            CharsetParam::Id(id) => CharsetArg::Id(*id),
-            CharsetParam::Name(name) => CharsetArg::Name(name),
-        }
+/// `charset=` / `db_timezone=`: an `int` or a `str`, borrowed (no copy per call).
+fn int_or_str<'a, 'py>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<Result<i64, &'a str>> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Err(s.to_str()?));
     }
+    obj.extract::<i64>()
+        .map(Ok)
+        .map_err(|_| pyo3::exceptions::PyTypeError::new_err(format!("{what} must be an int or a str")))
 }
 
-/// `db_timezone=`: minutes east of UTC, or `+05:30` / `-0300` / `UTC`.
-#[derive(FromPyObject)]
-pub enum ZoneParam {
-    Minutes(i64),
-    Text(String),
+fn charset_arg<'a>(obj: Option<&'a Bound<'_, PyAny>>) -> PyResult<CharsetArg<'a>> {
+    Ok(match obj {
+        None => CharsetArg::Name("AL32UTF8"),
+        Some(obj) => match int_or_str(obj, "charset")? {
+            Ok(id) => CharsetArg::Id(id),
+            Err(name) => CharsetArg::Name(name),
+        },
+    })
 }
 
-impl ZoneParam {
-    fn arg(&self) -> ZoneArg<'_> {
-        match self {
-            ZoneParam::Minutes(m) => ZoneArg::Minutes(*m),
-            ZoneParam::Text(t) => ZoneArg::Text(t),
-        }
-    }
+fn zone_arg<'a>(obj: Option<&'a Bound<'_, PyAny>>) -> PyResult<ZoneArg<'a>> {
+    Ok(match obj {
+        None => ZoneArg::Minutes(0),
+        Some(obj) => match int_or_str(obj, "db_timezone")? {
+            Ok(minutes) => ZoneArg::Minutes(minutes),
+            Err(text) => ZoneArg::Text(text),
+        },
+    })
 }
 
 /// The trail text of one column value of Oracle type `type_code`: `decode_value(type_code, data,
 /// charset=charset, db_timezone=db_timezone)` of `redo_lib.values.codecs`, same text, same
 /// `ValueDecodeError` (message and details) on malformed bytes.
 #[pyfunction]
-#[pyo3(signature = (type_code, data, charset=CharsetParam::Name("AL32UTF8".to_owned()), db_timezone=ZoneParam::Minutes(0)))]
+#[pyo3(signature = (type_code, data, charset=None, db_timezone=None))]
 pub fn render_value(
     py: Python<'_>,
     type_code: i64,
     data: &[u8],
-    charset: CharsetParam,
-    db_timezone: ZoneParam,
+    charset: Option<&Bound<'_, PyAny>>,
+    db_timezone: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
-    values::render_value(type_code, data, charset.arg(), db_timezone.arg()).map_err(|e| errors::to_py(py, &e))
+    values::render_value(type_code, data, charset_arg(charset)?, zone_arg(db_timezone)?)
+        .map_err(|e| errors::to_py(py, &e))
 }
 
 /// [`render_value`] over a list of values of one type: `None` (NULL) stays `None`. With
 /// `errors="raise"` the first malformed value raises; with `errors="return"` its
 /// `ValueDecodeError` takes its place in the list.
 #[pyfunction]
-#[pyo3(signature = (type_code, data, charset=CharsetParam::Name("AL32UTF8".to_owned()), db_timezone=ZoneParam::Minutes(0), errors="raise"))]
+#[pyo3(signature = (type_code, data, charset=None, db_timezone=None, errors="raise"))]
 pub fn render_values<'py>(
     py: Python<'py>,
     type_code: i64,
     data: &Bound<'py, PyAny>,
-    charset: CharsetParam,
-    db_timezone: ZoneParam,
+    charset: Option<&Bound<'py, PyAny>>,
+    db_timezone: Option<&Bound<'py, PyAny>>,
     errors: &str,
 ) -> PyResult<Bound<'py, PyList>> {
     let keep_errors = match errors {
@@ -77,7 +77,7 @@ pub fn render_values<'py>(
             )))
         }
     };
-    let (charset, zone) = (charset.arg(), db_timezone.arg());
+    let (charset, zone) = (charset_arg(charset)?, zone_arg(db_timezone)?);
     let out = PyList::empty(py);
     let mut text = String::new();
     for item in data.try_iter()? {

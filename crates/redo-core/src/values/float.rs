@@ -9,8 +9,9 @@
 //! and for a float the repr of the double read back from the shortest `%.{k}g` text that reads
 //! back as the same 32-bit float (`0.1`, not `0.10000000149011612`), found by the same binary
 //! search over k = 1..9 as Python. Infinities and NaN as Oracle prints them: `Inf`, `-Inf`, `Nan`.
-//! Rust's `{:e}` gives the same shortest digits as Python's repr (both the nearest of the shortest);
-//! only the layout is Python's, written here.
+//! Rust's `{:e}` gives the same shortest digits as Python's repr (both the nearest of the shortest)
+//! except when two are equally near, where Python takes the even one (see [`push_py_repr`]); the
+//! layout is Python's, written here.
 
 use std::fmt::Write as _;
 
@@ -99,6 +100,17 @@ pub fn push_f32(value: f32, out: &mut String) {
 fn push_py_repr(value: f64, out: &mut String) {
     let mut buf = String::with_capacity(32);
     let _ = write!(buf, "{value:e}"); // shortest round-trip digits: "-1.2345e-7", "1e16", "0e0"
+    let significant = buf.bytes().take_while(|&b| b != b'e').filter(u8::is_ascii_digit).count();
+    if significant >= 15 {
+        // Two shortest candidates can be equally near (2179433605282078.25: .2 or .3); Rust's
+        // shortest mode takes the upper, Python's dtoa the even one, which is what correct
+        // rounding to that many digits gives (half to even) when it reads back as the value.
+        let mut exact = String::with_capacity(32);
+        let _ = write!(exact, "{:.*e}", significant - 1, value);
+        if exact.parse::<f64>().is_ok_and(|v| v.to_bits() == value.to_bits()) {
+            buf = exact;
+        }
+    }
     let (mantissa, exponent) = buf.split_once('e').unwrap_or((buf.as_str(), "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let (negative, mantissa) = match mantissa.strip_prefix('-') {
@@ -112,7 +124,7 @@ fn push_py_repr(value: f64, out: &mut String) {
     }
     if !(-4 < decpt && decpt <= 16) {
         // exponent form: d[.ddd]e[+-]XX, at least two exponent digits
-        let (first, rest) = digits.split_at(1);
+        let (first, rest) = digits.split_at(digits.len().min(1));
         out.push_str(first);
         if !rest.is_empty() {
             out.push('.');
@@ -220,6 +232,8 @@ mod tests {
             (100.0, "100.0"),
             (0.3, "0.3"),
             (1.0 / 3.0, "0.3333333333333333"),
+            (2179433605282078.0 + 0.25, "2179433605282078.2"),
+            (2179433605282078.0 + 0.75, "2179433605282078.8"),
         ] {
             assert_eq!(repr(v), text, "{v}");
         }
