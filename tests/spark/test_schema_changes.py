@@ -8,7 +8,8 @@ batch 1: orders 1 (a, 1.5, x) and 2 (b, 2.5, y); items 1 (5) and 2 (6).
 batch 2: RENAME COLUMN NAME TO TITLE; order 2's title bb, order 3 (c, 3.5, z) inserted with TITLE;
   ADD (NOTE VARCHAR2(30)); MODIFY (PRICE NUMBER(12,2)); order 4 (d, 12345678.25, w, n4), a price
   decimal(8,2) cannot hold; DROP COLUMN OLD; order 1's note n1; item 3 (7); TRUNCATE TABLE ITEMS;
-  item 4 (8); CREATE TABLE APP.NEWT (K, V) and its row (1, v1); CREATE TABLE APP.EMPTYT (K) alone.
+  item 4 (8); MODIFY (QTY NUMBER(20)) (bigint cannot become decimal(20,0) in place: refused, kept);
+  CREATE TABLE APP.NEWT (K, V) and its row (1, v1); CREATE TABLE APP.EMPTYT (K) alone.
 batch 3: DROP TABLE APP.NEWT.
 
 After batch 2: ORDERS = ID, TITLE, PRICE decimal(12,2), NOTE: (1, a, 1.50, n1), (2, bb, 2.50, NULL),
@@ -119,6 +120,9 @@ def _batches() -> list[tuple[str, list[TrailRecord], DictionaryHistory]]:
     two.dml(2075, ("INSERT", "ITEMS", {"ID": "3", "QTY": "7"}))
     two.ddl(2080, "ITEMS", "TRUNCATE TABLE APP.ITEMS")
     two.dml(2090, ("INSERT", "ITEMS", {"ID": "4", "QTY": "8"}))
+    two.ddl(
+        2095, "ITEMS", "ALTER TABLE APP.ITEMS MODIFY (QTY NUMBER(20))"
+    )  # bigint -> decimal(20,0): refused
     two.ddl(2100, "NEWT", "CREATE TABLE APP.NEWT (K NUMBER(10) PRIMARY KEY, V VARCHAR2(10))")
     two.dml(2110, ("INSERT", "NEWT", {"K": "1", "V": "v1"}))
     two.ddl(2120, "EMPTYT", "CREATE TABLE APP.EMPTYT (K NUMBER(10) PRIMARY KEY)")
@@ -203,22 +207,25 @@ def test_mirrors_follow_renames_adds_widenings_drops_truncates_creates_and_drops
     assert changes["added"] == ["NOTE"] and changes["modified"] == ["PRICE"]
     assert changes["applied"] == ["renamed NAME to TITLE", "dropped OLD", "PRICE now decimal(12,2)"]
     assert two["schema_changes"]["app__items"]["truncated_at_scn"] == 2080
+    (refused,) = two["schema_changes"]["app__items"]["refused"]
+    assert refused.startswith("QTY: the mirror keeps bigint, the dictionary says decimal(20,0)")
+    assert Tables(fmt, warehouse)._arrow("app__items").schema.field("QTY").type == pa.int64()
     assert two["schema_changes"]["app__newt"]["created_at_scn"] == 2100
     assert "DROP TABLE at commit SCN 3010" in three["schema_changes"]["app__newt"]["notes"][0]
     # the dropped table's mirror keeps its row; the changelog holds every DDL record
     tables = Tables(fmt, warehouse)
     assert _rows(tables._arrow("app__newt"), "K") == {1: {"K": 1, "V": "v1"}}
     ddl = [r for r in tables._arrow("changelog").to_pylist() if r["op"] == "DDL"]
-    assert sorted(r["commit_scn"] for r in ddl) == [2010, 2030, 2040, 2060, 2080, 2100, 2120, 3010]
+    assert sorted(r["commit_scn"] for r in ddl) == [2010, 2030, 2040, 2060, 2080, 2095, 2100, 2120, 3010]
     assert all(r["io_type"] == 160 and r["rowid"] == "" for r in ddl)
 
 
 def test_dropped_columns_kept_as_tombstones_and_a_mirror_off_its_dictionary_reported(
     session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Delta, with ``--keep-dropped-columns``; between the batches ITEMS.QTY is rewritten as a string
+    """Delta, with ``--keep-dropped-columns``; between the batches ITEMS.ID is rewritten as a decimal
     (as a mirror created by hand or by an older release could hold it): it keeps its type, and the
-    mirror check reports it against the dictionary's bigint."""
+    mirror check reports it against the dictionary's bigint (QTY's refused widening is no failure)."""
     warehouse, previous = tmp_path / "warehouse", None
     for batch_id, trail, history in _batches()[:2]:
         folder = _write(tmp_path, batch_id, trail, history, previous)
@@ -229,7 +236,7 @@ def test_dropped_columns_kept_as_tombstones_and_a_mirror_off_its_dictionary_repo
         if batch_id == "b-000001-000001":
             items = str(warehouse / "redotrail" / "app__items")
             frame = session.read.format("delta").load(items)
-            frame.withColumn("QTY", frame["QTY"].cast("string")).write.format("delta").mode(
+            frame.withColumn("ID", frame["ID"].cast("decimal(12,0)")).write.format("delta").mode(
                 "overwrite"
             ).option("overwriteSchema", "true").save(items)
     checks = json.loads((tmp_path / "b-000002-000002" / "PUBLISHED").read_text())["mirror_checks"]
@@ -237,7 +244,7 @@ def test_dropped_columns_kept_as_tombstones_and_a_mirror_off_its_dictionary_repo
     (failed,) = checks["app__items"]["failed"]
     assert (failed["expectation"], failed["column"], failed["type_"]) == (
         "expect_column_type_to_be",
-        "QTY",
+        "ID",
         "LongType",
     )
     assert "WARNING: mirror app__items does not match the dictionary" in capsys.readouterr().err
