@@ -2,7 +2,12 @@
 core (``native.render_value`` one call per value, ``native.render_values`` one call per list of a
 type), on the same mix of values in one run. Values per CPU-second of the process.
 
-    .venv/bin/python bench/bench_values.py [--values 200000] [--seed 16] [--seconds 3]
+    .venv/bin/python bench/bench_values.py [--values 200000] [--seed 16] [--seconds 3] [--dump FILE]
+
+``--dump FILE`` also writes the mix for the core alone, without Python (``crates/redo-core/tests/
+values_rate.rs``): ``cd crates && REDO_VALUES_MIX=FILE cargo test --release -p redo-core --test
+values_rate -- --ignored --nocapture``. Each value: be16 type code, u8 charset name length, the
+name, be32 data length, the data.
 
 The mix: the generator's column types in about the proportions of its typed tables, each value
 written by ``encode_value`` from a seeded random value: NUMBER (integers, decimals with a fraction,
@@ -77,8 +82,16 @@ def main() -> None:
     parser.add_argument("--values", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--dump", type=Path, help="write the mix here for the core alone (values_rate.rs)")
     args = parser.parse_args()
     values = _mix(args.values, args.seed)
+    if args.dump:
+        with args.dump.open("wb") as out:
+            for code, data, charset in values:
+                name = charset.encode()
+                out.write(
+                    code.to_bytes(2, "big") + bytes([len(name)]) + name + len(data).to_bytes(4, "big") + data
+                )
     by_type: dict[tuple[int, str], list[bytes]] = {}
     for code, data, charset in values:
         by_type.setdefault((code, charset), []).append(data)

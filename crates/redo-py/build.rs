@@ -44,6 +44,7 @@ fn main() {
     println!("cargo:rustc-env=REDO_SOURCE_HASH={h:016x}");
     for dir in [
         "redo-core/src",
+        "redo-core/tests", // hashed too: without this a changed test file left the extension "stale"
         "redo-py/src",
         "redo-core/Cargo.toml",
         "redo-py/Cargo.toml",
