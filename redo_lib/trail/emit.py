@@ -29,6 +29,7 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Protocol, final
 
 from redo_lib.assembly.lobs import LobStore
@@ -41,7 +42,6 @@ from redo_lib.errors import DictionaryError, MissingObjectError, RedoError
 from redo_lib.format.lobs import parse_lob_locator
 from redo_lib.scn import Rba
 from redo_lib.trail.model import IoType, LobColumn, TrailRecord, TransInd
-from redo_lib.values.codecs import decode_value
 from redo_lib.values.rowids import RowId
 
 
@@ -165,6 +165,17 @@ def evolve_dictionary(
 
 
 _LOB_TYPES = frozenset({TypeCode.CLOB, TypeCode.BLOB})  # NCLOB is CLOB with charset form 2
+
+
+@cache
+def value_renderer() -> Any:
+    """``render_value(type_code, bytes, charset) -> str``: a column's bytes as the trail's text (rule
+    16), rendered by the Rust core (``crates/redo-core/src/values``; ``redo_lib/values/codecs.
+    decode_value`` is its test oracle, tests/unit/native/test_values_differential.py); raises
+    ``ValueDecodeError`` on malformed bytes. Bound on first use: importing the emitter needs no build."""
+    from redo_lib.native import native
+
+    return native.render_value
 
 
 def render_time(value: dt.datetime) -> str:
@@ -374,6 +385,7 @@ class TrailEmitter:
             keys = []
 
         lob_columns: list[LobColumn] = []
+        render_value = value_renderer()
 
         def render(idx: int, value: bytes | None) -> tuple[str, str | None]:
             col = names.get(idx)
@@ -389,7 +401,7 @@ class TrailEmitter:
                         return (col.name, value.hex())
                     lob_columns.append(LobColumn.of(col.name, len(data)))
                     value = data
-                return (col.name, decode_value(col.type_code, value, charset=col.charset or "AL32UTF8"))
+                return (col.name, render_value(col.type_code, value, col.charset or "AL32UTF8"))
             except RedoError as exc:
                 self.counters["value_errors"] += 1
                 if len(self.value_errors) < 100:
