@@ -36,13 +36,26 @@ def _key_expr(image: str) -> str:
     return f"to_json(transform(key_columns, k -> try_element_at(map_from_entries({image}), k)))"
 
 
-def renamed(trail: Any, epochs: Mapping[str, Sequence[tuple[int, Mapping[str, str]]]]) -> Any:
+def renamed(
+    trail: Any, epochs: Mapping[str, Sequence[tuple[int, Mapping[str, str]]]],
+    keys: Mapping[str, Sequence[str]] | None = None,
+) -> Any:  # fmt: skip
     """The records with their column names (images, key columns) brought to their table's last shape:
     per table, ``(commit SCN, {old: new})`` pairs (``redo_lib.trail.lineage.name_epochs``) map the
     names of the records committed before that SCN (and at or after the previous one's); a column
-    mapped to ``""`` was dropped and leaves the image."""
+    mapped to ``""`` was dropped and leaves the image. ``keys``: per table whose shape DDL changed, its
+    key after the batch, which every record of it is keyed by (a table keyed on all its columns gains
+    a key column with each ADD: a row written before it has NULL there, as the mirror holds it)."""
     from pyspark.sql import functions as F
 
+    if keys:
+        cases = " ".join(
+            f"WHEN ({SOURCE_TABLE}) = {_literal(source)} THEN array({', '.join(_literal(k) for k in key)})"
+            for source, key in sorted(keys.items())
+            if key
+        )
+        if cases:
+            trail = trail.withColumn("key_columns", F.expr(f"CASE {cases} ELSE key_columns END"))
     if not any(epochs.values()):
         return trail
 
@@ -75,12 +88,15 @@ def renamed(trail: Any, epochs: Mapping[str, Sequence[tuple[int, Mapping[str, st
     )  # fmt: skip
 
 
-def changes(trail: Any, epochs: Mapping[str, Sequence[tuple[int, Mapping[str, str]]]] | None = None) -> Any:
-    """The records that change rows, with their table, key and (PK updates) old key; ``epochs``: the
-    renames and drops of the batch's DDL (``renamed``)."""
+def changes(
+    trail: Any, epochs: Mapping[str, Sequence[tuple[int, Mapping[str, str]]]] | None = None,
+    keys: Mapping[str, Sequence[str]] | None = None,
+) -> Any:  # fmt: skip
+    """The records that change rows, with their table, key and (PK updates) old key; ``epochs`` and
+    ``keys``: the renames, drops and keys after the batch's DDL (``renamed``)."""
     from pyspark.sql import functions as F
 
-    return renamed(trail.where(APPLIED), epochs or {}).select(
+    return renamed(trail.where(APPLIED), epochs or {}, keys).select(
         F.expr(SOURCE_TABLE).alias("source_table"),
         F.expr(_key_expr("columns")).alias("key"),
         F.expr(f"CASE WHEN op = 'PK_UPDATE' THEN {_key_expr('before')} END").alias("old_key"),
@@ -115,7 +131,12 @@ def existing_rows(table: Any, source_table: str, key_columns: Sequence[str], key
     from pyspark.sql import functions as F
 
     def column(name: str) -> Any:
-        return F.col("`" + name.replace("`", "``") + "`")
+        # a key column the mirror does not have yet (added by the batch's DDL) is NULL in its rows
+        return (
+            F.col("`" + name.replace("`", "``") + "`")
+            if name in table.columns
+            else F.lit(None).cast("string")
+        )
 
     match = [column(k).eqNullSafe(F.col(f"_k{i}")) for i, k in enumerate(key_columns)]
     held = table.join(keys, match, "left_semi")

@@ -240,7 +240,9 @@ def fold_mirrors(
     from pyspark.sql import functions as F
 
     schema = schema or SchemaPlan()
-    changed = mirror.changes(trail, schema.epochs).where(F.col("source_table").isin(list(sources)))
+    changed = mirror.changes(trail, schema.epochs, schema.keys).where(
+        F.col("source_table").isin(list(sources))
+    )
     for source, scn in schema.truncated.items():  # a TRUNCATE ends what came before it
         changed = changed.where((F.col("source_table") != source) | (F.col("commit_scn") > scn))
     later = replayed_changes(spark, changed, store, commit_logs, batch_id, keep)
@@ -303,7 +305,7 @@ class SchemaPlan:
                 plan.stopped[source] = change.dropped_at
             elif change.created_at is not None or change.added:
                 plan.shaped.add(source)
-            if source in newest and source not in plan.stopped:
+            if source in newest:  # a dropped table's newest version is its last
                 plan.keys[source] = list(newest[source].key_columns)
         return plan
 

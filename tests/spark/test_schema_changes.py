@@ -4,8 +4,9 @@ on real Spark into Iceberg and Delta, read back by pyiceberg and delta-rs.
 The scenario, by hand (APP.ORDERS: ID NUMBER(10) key, NAME VARCHAR2(20), PRICE NUMBER(8,2), OLD
 VARCHAR2(10); APP.ITEMS: ID NUMBER(10) key, QTY NUMBER(5)):
 
-batch 1: orders 1 (a, 1.5, x) and 2 (b, 2.5, y); items 1 (5) and 2 (6).
-batch 2: RENAME COLUMN NAME TO TITLE; order 2's title bb, order 3 (c, 3.5, z) inserted with TITLE;
+batch 1: orders 1 (a, 1.5, x) and 2 (b, 2.5, y); items 1 (5) and 2 (6); tags (a, 1), (b, 2).
+batch 2: tag (c, 3); ADD (X VARCHAR2(5)) to TAGS, keyed on all its columns (so X joins its key);
+  tags (c, 3, NULL) and (a, 1, NULL) deleted, (d, 4, x) inserted; RENAME COLUMN NAME TO TITLE; order 2's title bb, order 3 (c, 3.5, z) inserted with TITLE;
   ADD (NOTE VARCHAR2(30)); MODIFY (PRICE NUMBER(12,2)); order 4 (d, 12345678.25, w, n4), a price
   decimal(8,2) cannot hold; DROP COLUMN OLD; order 1's note n1; item 3 (7); TRUNCATE TABLE ITEMS;
   item 4 (8); MODIFY (QTY NUMBER(20)) (bigint cannot become decimal(20,0) in place: refused, kept);
@@ -13,7 +14,7 @@ batch 2: RENAME COLUMN NAME TO TITLE; order 2's title bb, order 3 (c, 3.5, z) in
 batch 3: DROP TABLE APP.NEWT.
 
 After batch 2: ORDERS = ID, TITLE, PRICE decimal(12,2), NOTE: (1, a, 1.50, n1), (2, bb, 2.50, NULL),
-(3, c, 3.50, NULL), (4, d, 12345678.25, n4); ITEMS = item 4 only (1 and 2 of batch 1 and 3 of batch
+(3, c, 3.50, NULL), (4, d, 12345678.25, n4); TAGS = (b, 2, NULL), (d, 4, x); ITEMS = item 4 only (1 and 2 of batch 1 and 3 of batch
 2 were truncated); NEWT = (1, v1); EMPTYT exists, empty, with its column K. After batch 3 the mirror
 of NEWT keeps its row and PUBLISHED says the table was dropped. With dropped columns kept as
 tombstones, OLD stays with x, y, z, w.
@@ -59,11 +60,12 @@ START = DictionaryHistory(
                                                 _number(3, "PRICE", 8, 2), _text(4, "OLD", 10))),
         TableVersion(obj=200, dataobj=200, owner="APP", name="ITEMS", key_columns=("ID",), key_kind=KeyKind.PRIMARY,
                      valid_from_scn=1, columns=(_number(1, "ID", 10, nullable=False), _number(2, "QTY", 5))),
+        TableVersion(obj=220, dataobj=220, owner="APP", name="TAGS", key_columns=("NAME", "N"), key_kind=KeyKind.ALL,
+                     valid_from_scn=1, columns=(_text(1, "NAME", 10), _number(2, "N", 5))),
     ],
     db_charset="AL32UTF8", national_charset="AL16UTF16", max_object_id=250,
 )  # fmt: skip
-OBJ = {"ORDERS": 100, "ITEMS": 200, "NEWT": 300, "EMPTYT": 301}
-KEYS = {"ORDERS": ("ID",), "ITEMS": ("ID",), "NEWT": ("K",), "EMPTYT": ("K",)}
+OBJ = {"ORDERS": 100, "ITEMS": 200, "TAGS": 220, "NEWT": 300, "EMPTYT": 301}
 
 
 class Trail:
@@ -87,11 +89,12 @@ class Trail:
 
     def dml(self, commit_scn: int, *changes: tuple[str, str, dict[str, str | None]]) -> None:
         for i, (op, table, values) in enumerate(changes):
+            key = self.history.lookup(OBJ[table], commit_scn - 1).key_columns  # the key as it was then
             io_type, before_after = {"INSERT": (IoType.INSERT, "A"), "UPDATE": (IoType.COMPRESSED_UPDATE, "A"),
                                      "DELETE": (IoType.DELETE, "B")}[op]  # fmt: skip
             self._record(commit_scn, i, len(changes), io_type=io_type, op=op, before_after=before_after,
-                         table=table, obj=OBJ[table], columns=tuple(values.items()), key_columns=KEYS[table],
-                         changed_columns=tuple(k for k in values if k not in KEYS[table]) if op == "UPDATE" else ())  # fmt: skip
+                         table=table, obj=OBJ[table], columns=tuple(values.items()), key_columns=key,
+                         changed_columns=tuple(k for k in values if k not in key) if op == "UPDATE" else ())  # fmt: skip
 
     def ddl(self, commit_scn: int, table: str, text: str) -> None:
         self.history, _ = apply_ddl(self.history, obj=OBJ[table], scn=commit_scn - 1, text=text, schema="APP")
@@ -104,8 +107,15 @@ def _batches() -> list[tuple[str, list[TrailRecord], DictionaryHistory]]:
     one = Trail(START)
     one.dml(1000, ("INSERT", "ORDERS", {"ID": "1", "NAME": "a", "PRICE": "1.5", "OLD": "x"}),
             ("INSERT", "ORDERS", {"ID": "2", "NAME": "b", "PRICE": "2.5", "OLD": "y"}),
-            ("INSERT", "ITEMS", {"ID": "1", "QTY": "5"}), ("INSERT", "ITEMS", {"ID": "2", "QTY": "6"}))  # fmt: skip
+            ("INSERT", "ITEMS", {"ID": "1", "QTY": "5"}), ("INSERT", "ITEMS", {"ID": "2", "QTY": "6"}),
+            ("INSERT", "TAGS", {"NAME": "a", "N": "1"}), ("INSERT", "TAGS", {"NAME": "b", "N": "2"}))  # fmt: skip
     two = Trail(one.history)
+    # TAGS is keyed on all its columns: ADD gives it a key column; rows and deletes on either side of it
+    two.dml(2001, ("INSERT", "TAGS", {"NAME": "c", "N": "3"}))
+    two.ddl(2002, "TAGS", "ALTER TABLE APP.TAGS ADD (X VARCHAR2(5))")
+    two.dml(2003, ("DELETE", "TAGS", {"NAME": "c", "N": "3", "X": None}),
+            ("DELETE", "TAGS", {"NAME": "a", "N": "1", "X": None}),
+            ("INSERT", "TAGS", {"NAME": "d", "N": "4", "X": "x"}))  # fmt: skip
     two.ddl(2010, "ORDERS", "ALTER TABLE APP.ORDERS RENAME COLUMN NAME TO TITLE")
     two.dml(2020, ("UPDATE", "ORDERS", {"ID": "2", "TITLE": "bb"}),
             ("INSERT", "ORDERS", {"ID": "3", "TITLE": "c", "PRICE": "3.5", "OLD": "z"}))  # fmt: skip
@@ -192,6 +202,10 @@ def test_mirrors_follow_renames_adds_widenings_drops_truncates_creates_and_drops
                 4: {"ID": 4, "TITLE": "d", "PRICE": Decimal("12345678.25"), "NOTE": "n4"},
             }
             assert _rows(after_two._arrow("app__items")) == {4: {"ID": 4, "QTY": 8}}
+            # c inserted before the ADD and deleted after it (keyed with X then): gone, as a is
+            assert _rows(after_two._arrow("app__tags"), "NAME") == {
+                "b": {"NAME": "b", "N": 2, "X": None}, "d": {"NAME": "d", "N": 4, "X": "x"}
+            }  # fmt: skip
             assert _rows(after_two._arrow("app__newt"), "K") == {1: {"K": 1, "V": "v1"}}
             empty = after_two._arrow("app__emptyt")
             assert empty.num_rows == 0 and empty.schema.field("K").type == pa.int64()
@@ -201,7 +215,7 @@ def test_mirrors_follow_renames_adds_widenings_drops_truncates_creates_and_drops
         assert doc["mirror_checks"] and all(c["success"] for c in doc["mirror_checks"].values()), doc[
             "mirror_checks"
         ]
-    assert set(two["mirror_checks"]) == {"app__orders", "app__items", "app__newt", "app__emptyt"}
+    assert set(two["mirror_checks"]) == {"app__orders", "app__items", "app__tags", "app__newt", "app__emptyt"}
     changes = two["schema_changes"]["app__orders"]
     assert changes["renamed"] == [["NAME", "TITLE"]] and changes["dropped"] == ["OLD"]
     assert changes["added"] == ["NOTE"] and changes["modified"] == ["PRICE"]
@@ -216,7 +230,18 @@ def test_mirrors_follow_renames_adds_widenings_drops_truncates_creates_and_drops
     tables = Tables(fmt, warehouse)
     assert _rows(tables._arrow("app__newt"), "K") == {1: {"K": 1, "V": "v1"}}
     ddl = [r for r in tables._arrow("changelog").to_pylist() if r["op"] == "DDL"]
-    assert sorted(r["commit_scn"] for r in ddl) == [2010, 2030, 2040, 2060, 2080, 2095, 2100, 2120, 3010]
+    assert sorted(r["commit_scn"] for r in ddl) == [
+        2002,
+        2010,
+        2030,
+        2040,
+        2060,
+        2080,
+        2095,
+        2100,
+        2120,
+        3010,
+    ]
     assert all(r["io_type"] == 160 and r["rowid"] == "" for r in ddl)
 
 
