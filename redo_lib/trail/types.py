@@ -45,8 +45,26 @@ _TIMESTAMP_NTZ = {TypeCode.DATE, TypeCode.TIMESTAMP}
 _TIMESTAMP_TZ = {TypeCode.TIMESTAMP_TZ, TypeCode.TIMESTAMP_LTZ}
 
 
-def mirror_type(column: ColumnDef, *, number_as_string: bool = False) -> str:
-    """The Spark SQL type of ``column``'s mirror column."""
+def exact_type(column: ColumnDef, sql_type: str) -> bool:
+    """Whether ``sql_type`` holds every value of ``column`` exactly: not for a NUMBER without
+    precision (decimal(38,10)), a FLOAT (decimal digits in a double), or a TIMESTAMP of any kind
+    (digits below the microsecond, and a dictionary need not say the precision)."""
+    if sql_type == STRING:
+        return True
+    if column.type_code == TypeCode.NUMBER:
+        return column.type_name != "FLOAT" and column.precision is not None and column.precision <= 38
+    return column.type_code not in _TIMESTAMP_TZ | {TypeCode.TIMESTAMP}
+
+
+def mirror_type(column: ColumnDef, *, number_as_string: bool = False, key: bool = False) -> str:
+    """The Spark SQL type of ``column``'s mirror column. A ``key`` column is a string where the
+    mapped type cannot hold every value exactly (``exact_type``): a value left NULL in a key column
+    would merge distinct rows."""
+    sql_type = _mapped_type(column, number_as_string=number_as_string)
+    return sql_type if not key or exact_type(column, sql_type) else STRING
+
+
+def _mapped_type(column: ColumnDef, *, number_as_string: bool = False) -> str:
     code = column.type_code
     if code == TypeCode.NUMBER:
         if column.type_name == "FLOAT" or column.scale == -127:
@@ -100,12 +118,15 @@ def table_types(
     versions: Iterable[TableVersion], *, number_as_string: Iterable[str] = ()
 ) -> dict[str, dict[str, str]]:
     """Per ``OWNER.TABLE``, its columns' mirror types, from the table's newest version (the latest
-    ``valid_from_scn``); hidden columns are left out (the trail does not carry them)."""
+    ``valid_from_scn``); hidden columns are left out (the trail does not carry them). Key columns
+    (trail contract rule 12) take an exact type (``mirror_type(key=True)``)."""
     as_string = {name.upper() for name in number_as_string}
     newest = newest_versions(versions)
     return {
         name: {
-            c.name: mirror_type(c, number_as_string=name.upper() in as_string)
+            c.name: mirror_type(
+                c, number_as_string=name.upper() in as_string, key=c.name in version.key_columns
+            )
             for c in version.columns
             if not c.hidden
         }
