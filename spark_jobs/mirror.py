@@ -70,22 +70,25 @@ def renamed(
                          f"THEN {literal_map(mapping)}")  # fmt: skip
     names = F.expr("CASE " + " ".join(cases) + " ELSE CAST(map() AS map<string,string>) END")
 
-    def image(column: str) -> Any:
+    def image(column: str) -> Any:  # name/value pairs
         return F.expr(
             f"filter(transform({column}, p -> named_struct('name', coalesce(try_element_at(_names, p.name), "
             f"p.name), 'value', p.value)), p -> p.name != '')"
         )
 
-    keys = F.expr("filter(transform(key_columns, k -> coalesce(try_element_at(_names, k), k)), k -> k != '')")
+    def listed(column: str) -> Any:  # a list of names
+        return F.expr(
+            f"filter(transform({column}, k -> coalesce(try_element_at(_names, k), k)), k -> k != '')"
+        )
+
     return (
         trail.withColumn("_names", names)
         .withColumn("columns", image("columns"))
         .withColumn("before", image("before"))
-        .withColumn("changed_columns", F.expr("filter(transform(changed_columns, "
-                                              "k -> coalesce(try_element_at(_names, k), k)), k -> k != '')"))
-        .withColumn("key_columns", keys)
+        .withColumn("changed_columns", listed("changed_columns"))
+        .withColumn("key_columns", listed("key_columns"))
         .drop("_names")
-    )  # fmt: skip
+    )
 
 
 def changes(

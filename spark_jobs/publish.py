@@ -291,6 +291,8 @@ class SchemaPlan:
     keys: dict[str, list[str]] = field(default_factory=dict)  # source -> key after the batch
     shaped: set[str] = field(default_factory=set)  # sources created or given columns by DDL
     stopped: dict[str, int] = field(default_factory=dict)  # source -> commit SCN of its DROP TABLE
+    # source -> columns the mirror keeps as they are against the dictionary (set by ``follow``)
+    kept: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, ddl_rows: list[dict[str, Any]], history: Any, *, keep_dropped: bool) -> SchemaPlan:
@@ -327,6 +329,7 @@ class SchemaPlan:
                 if widens(have, want):
                     retyped[column] = want
                 else:
+                    self.kept.setdefault(source, set()).add(column)
                     refused.append(f"{column}: the mirror keeps {have}, the dictionary says {want} (no "
                                    f"in-place change from {have} to {want}; values that do not fit are "
                                    "counted as unfit)")  # fmt: skip
@@ -341,6 +344,7 @@ class SchemaPlan:
                 entry["notes"] = [*entry.get("notes", []), f"DROP TABLE at commit SCN {self.stopped[source]}: "
                                   "the mirror keeps its rows as of then; no changes follow"]  # fmt: skip
             if keep_dropped and change.dropped:
+                self.kept.setdefault(source, set()).update(change.dropped)
                 entry["notes"] = [
                     *entry.get("notes", []),
                     f"dropped columns kept as tombstones: {change.dropped}",
@@ -364,25 +368,19 @@ def unfit_values(rows: Any) -> list[dict[str, Any]]:
 
 
 def expected_mirror_types(
-    plans: Sequence[MirrorPlan], types: dict[str, dict[str, str]], schema_changes: dict[str, dict[str, Any]]
+    plans: Sequence[MirrorPlan], types: dict[str, dict[str, str]], schema: SchemaPlan
 ) -> dict[str, dict[str, str]]:
     """Per committed mirror of a table the dictionary knows, the columns and Spark SQL types it must
-    have: the dictionary's (``types``), except a column whose new type the mirror kept by refusal
-    (PUBLISHED ``refused``) and a dropped column kept as a tombstone, which keep the mirror's."""
+    have: the dictionary's (``types``), except the columns whose type or existence the mirror kept
+    (``SchemaPlan.kept``: a refused widening, a dropped column kept as a tombstone)."""
     out = {}
     for plan in plans:
         wanted = types.get(plan.source_table)
         if not wanted:
             continue  # schemaless: nothing to hold the mirror to
-        change = schema_changes.get(plan.name, {})
-        kept = {line.split(":", 1)[0] for line in change.get("refused", [])}
-        tombstones = (
-            set(change.get("dropped", []))
-            if any("tombstones" in n for n in change.get("notes", []))
-            else set()
-        )
+        kept = schema.kept.get(plan.source_table, set())
         out[plan.name] = {c: (plan.types.get(c, t) if c in kept else t) for c, t in wanted.items()} | {
-            c: plan.types[c] for c in tombstones if c in plan.types
+            c: plan.types[c] for c in kept if c in plan.types
         }
     return out
 
@@ -540,7 +538,7 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
                       f"(e.g. {unfit['example']!r}; the changelog keeps the text)", file=sys.stderr)  # fmt: skip
         # the committed mirrors against the dictionary, with Great Expectations (reported, the
         # commits stand: a failure here is a defect to look into, not a reason to hold the batch)
-        mirror_checks = check_mirrors(store, expected_mirror_types(plans, types, schema_changes))
+        mirror_checks = check_mirrors(store, expected_mirror_types(plans, types, schema))
         for name, check in mirror_checks.items():
             for failure in check["failed"]:
                 print(f"publish {batch_id}: WARNING: mirror {name} does not match the dictionary: {failure}",

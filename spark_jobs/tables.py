@@ -273,23 +273,17 @@ class _SparkStore:
         done, one line per step."""
         if not self.exists(name):
             return []
-        held = self.column_types(name)
+        current = self.column_types(name)  # column -> type, as the steps leave it
         steps: list[tuple[str, str, str]] = []
-        names = list(held)
         for old, new in renamed:
-            if old in names and new not in names:
+            if old in current and new not in current:
                 steps.append(("rename", old, new))
-                names[names.index(old)] = new
+                current[new] = current.pop(old)
         for column in dropped:
-            if column in names:
+            if current.pop(column, None) is not None:
                 steps.append(("drop", column, ""))
-                names.remove(column)
-        current = dict(held)
-        for kind, a, b in steps:
-            if kind == "rename":
-                current[b] = current.pop(a)
         for column, sql_type in retyped.items():
-            if column in names and current.get(column) != sql_type:
+            if column in current and current[column] != sql_type:
                 steps.append(("retype", column, sql_type))
         if steps:
             self._alter(name, steps)
