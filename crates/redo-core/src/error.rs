@@ -1,10 +1,11 @@
 //! The one error type of the core, mirroring `redo_lib/errors.py`.
 //!
 //! Every failure on bad input is an [`Error`]: one variant per Python `RedoError` subclass that the
-//! reader raises (`FormatError`, `ChecksumError`, `BlockHeaderError`, `TruncatedLogError`,
-//! `UnsupportedFormatError`, `ValueDecodeError`), each with the message, the [`Position`] (file,
-//! log sequence, block, offset) and structured details, in the order Python adds them. The binding
-//! (`redo-py/src/errors.rs`) maps each variant to its Python class; nothing else crosses.
+//! core raises (`FormatError`, `ChecksumError`, `BlockHeaderError`, `TruncatedLogError`,
+//! `UnsupportedFormatError`, `ValueDecodeError`, and the transaction table's `StorageError` and
+//! `AssemblyError`), each with the message, the [`Position`] (file, log sequence, block, offset)
+//! and structured details, in the order Python adds them. The binding (`redo-py/src/errors.rs`)
+//! maps each variant to its Python class; nothing else crosses.
 
 use std::fmt;
 
@@ -40,6 +41,8 @@ pub struct ErrorInfo {
 pub enum Detail {
     Int(i64),
     Text(String),
+    /// A transaction id (Python `scn.Xid(usn, slot, sqn)`; `AssemblyError`'s `xid` and `new_xid`).
+    Xid(i64, i64, i64),
 }
 
 impl From<String> for Detail {
@@ -73,11 +76,15 @@ pub enum Error {
     UnsupportedFormat(Box<ErrorInfo>),
     /// `ValueDecodeError`: a column value does not decode as its type.
     ValueDecode(Box<ErrorInfo>),
+    /// `StorageError`: reading or writing bytes failed (the transaction table's spill files).
+    Storage(Box<ErrorInfo>),
+    /// `AssemblyError`: an impossible transaction sequence (the transaction table's raise policy).
+    Assembly(Box<ErrorInfo>),
 }
 
 /// The variants in one list (the binding's test walks them all).
-pub const ERROR_KINDS: [&str; 6] =
-    ["format", "checksum", "block_header", "truncated", "unsupported_format", "value"];
+pub const ERROR_KINDS: [&str; 8] =
+    ["format", "checksum", "block_header", "truncated", "unsupported_format", "value", "storage", "assembly"];
 
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -105,6 +112,12 @@ impl Error {
     pub fn unsupported(message: impl Into<String>, position: Position) -> Self {
         Error::UnsupportedFormat(info(message, position))
     }
+    pub fn storage(message: impl Into<String>, position: Position) -> Self {
+        Error::Storage(info(message, position))
+    }
+    pub fn assembly(message: impl Into<String>, position: Position) -> Self {
+        Error::Assembly(info(message, position))
+    }
     /// A variant by its stable `kind` string (tests of the binding's mapping).
     pub fn of_kind(kind: &str, message: impl Into<String>, position: Position) -> Option<Self> {
         let i = info(message, position);
@@ -115,6 +128,8 @@ impl Error {
             "truncated" => Error::TruncatedLog(i),
             "unsupported_format" => Error::UnsupportedFormat(i),
             "value" => Error::ValueDecode(i),
+            "storage" => Error::Storage(i),
+            "assembly" => Error::Assembly(i),
             _ => return None,
         })
     }
@@ -126,7 +141,9 @@ impl Error {
             | Error::BlockHeader(i)
             | Error::TruncatedLog(i)
             | Error::UnsupportedFormat(i)
-            | Error::ValueDecode(i) => i,
+            | Error::ValueDecode(i)
+            | Error::Storage(i)
+            | Error::Assembly(i) => i,
         }
     }
 
@@ -137,7 +154,9 @@ impl Error {
             | Error::BlockHeader(i)
             | Error::TruncatedLog(i)
             | Error::UnsupportedFormat(i)
-            | Error::ValueDecode(i) => i,
+            | Error::ValueDecode(i)
+            | Error::Storage(i)
+            | Error::Assembly(i) => i,
         }
     }
 
@@ -150,6 +169,8 @@ impl Error {
             Error::TruncatedLog(_) => "truncated",
             Error::UnsupportedFormat(_) => "unsupported_format",
             Error::ValueDecode(_) => "value",
+            Error::Storage(_) => "storage",
+            Error::Assembly(_) => "assembly",
         }
     }
 

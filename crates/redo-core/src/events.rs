@@ -378,18 +378,29 @@ mod row_ops {
 /// chained row counts once, on its first piece; cluster-key pieces, lone undo and lock rows count
 /// nothing.
 pub fn row_change_count(e: &Event<'_>) -> Option<(&'static str, u64)> {
+    row_change_count_of(e.kind, e.redo_op, e.rows.len(), e.fb | e.undo_fb, e.supp_fb)
+}
+
+/// [`row_change_count`] from the fields it reads (kind, redo op, number of multi-row rows, `fb |
+/// undo_fb`, supplemental fb), for events held in other shapes (the transaction table's).
+pub fn row_change_count_of(
+    event_kind: i64,
+    op: i64,
+    rows: usize,
+    piece_fb: i64,
+    supp_fb: Option<i64>,
+) -> Option<(&'static str, u64)> {
     use row_ops::*;
-    let op = e.redo_op;
-    if e.kind != kind::CHANGE {
+    if event_kind != kind::CHANGE {
         return None;
     }
     if op == QMI || op == DIRECT_LOAD {
-        return Some(("INSERT", e.rows.len() as u64));
+        return Some(("INSERT", rows as u64));
     }
     if op == QMD {
-        return Some(("DELETE", e.rows.len() as u64));
+        return Some(("DELETE", rows as u64));
     }
-    if !GROUPED.contains(&op) || (e.fb | e.undo_fb) & FB_K != 0 {
+    if !GROUPED.contains(&op) || piece_fb & FB_K != 0 {
         return None;
     }
     let name = match op {
@@ -397,7 +408,7 @@ pub fn row_change_count(e: &Event<'_>) -> Option<(&'static str, u64)> {
         DRP => "DELETE",
         _ => "UPDATE",
     };
-    match e.supp_fb {
+    match supp_fb {
         None if op == LMN => None,
         None => Some((name, 1)),
         Some(s) if s & FB_K != 0 || s & FB_F == 0 => None,

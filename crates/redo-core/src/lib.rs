@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod arrow;
+pub mod assembly;
 pub mod blocks;
 pub mod decode;
 pub mod endian;

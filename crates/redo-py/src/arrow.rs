@@ -4,9 +4,11 @@
 //! Data Interface structs are moved into capsules named `arrow_array` and `arrow_schema`; the
 //! consumer takes them over and releases them, the capsule frees what is left unclaimed).
 
-use arrow_array::ffi::{to_ffi, FFI_ArrowSchema};
+use std::sync::Arc;
+
+use arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, StructArray};
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, Schema, SchemaRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
@@ -81,4 +83,30 @@ impl ArrowSchema {
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         export_schema(py, &self.schema)
     }
+}
+
+/// A record batch from any object with `__arrow_c_array__` (a `pyarrow.RecordBatch`): the input
+/// side of the hand-off. The array is moved out of its capsule (left released, so the capsule's
+/// destructor frees nothing twice), the schema borrowed; the data is validated before use.
+pub fn import_batch(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
+    let (schema, array): (Bound<'_, PyCapsule>, Bound<'_, PyCapsule>) =
+        obj.call_method0("__arrow_c_array__")?.extract()?;
+    let schema_ptr = schema.pointer_checked(Some(c"arrow_schema"))?;
+    let array_ptr = array.pointer_checked(Some(c"arrow_array"))?;
+    // SAFETY: capsules named "arrow_schema" / "arrow_array" hold an ArrowSchema / ArrowArray of
+    // the C Data Interface (the PyCapsule protocol); `from_raw` moves the array out and marks the
+    // capsule's copy released, the schema is only read while the capsule is alive (this scope).
+    let data = unsafe {
+        let array = FFI_ArrowArray::from_raw(array_ptr.as_ptr().cast::<FFI_ArrowArray>());
+        let schema = &*(schema_ptr.as_ptr().cast::<FFI_ArrowSchema>());
+        from_ffi(array, schema)
+    }
+    .map_err(|e| PyValueError::new_err(format!("arrow import: {e}")))?;
+    data.validate_full().map_err(|e| PyValueError::new_err(format!("arrow import: {e}")))?;
+    if !matches!(data.data_type(), DataType::Struct(_)) {
+        return Err(PyValueError::new_err(format!("arrow import: a record batch, not {}", data.data_type())));
+    }
+    let (fields, columns, _) = StructArray::from(data).into_parts();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| PyValueError::new_err(format!("arrow import: {e}")))
 }

@@ -16,6 +16,8 @@ pub fn class_name(err: &Error) -> &'static str {
         Error::TruncatedLog(_) => "TruncatedLogError",
         Error::UnsupportedFormat(_) => "UnsupportedFormatError",
         Error::ValueDecode(_) => "ValueDecodeError",
+        Error::Storage(_) => "StorageError",
+        Error::Assembly(_) => "AssemblyError",
     }
 }
 
@@ -35,6 +37,8 @@ fn build(py: Python<'_>, err: &Error) -> PyResult<PyErr> {
         match value {
             Detail::Int(v) => kwargs.set_item(*key, *v)?,
             Detail::Text(v) => kwargs.set_item(*key, v)?,
+            Detail::Xid(usn, slot, sqn) => kwargs
+                .set_item(*key, py.import("redo_lib.scn")?.getattr("Xid")?.call1((*usn, *slot, *sqn))?)?,
         }
     }
     let exc = errors.getattr(class_name(err))?.call((info.message.as_str(),), Some(&kwargs))?;

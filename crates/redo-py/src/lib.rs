@@ -4,6 +4,7 @@
 //! the extension is missing or stale.
 
 mod arrow;
+mod assembly;
 mod convert;
 mod errors;
 mod values;
@@ -294,5 +295,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(values::render_values, m)?)?;
     m.add_class::<arrow::ArrowBatch>()?;
     m.add_class::<arrow::ArrowSchema>()?;
+    m.add_class::<assembly::TransactionTable>()?;
+    m.add_class::<assembly::CommittedTransaction>()?;
+    m.add_class::<assembly::EventBatches>()?;
     Ok(())
 }

@@ -1,0 +1,461 @@
+//! TransactionTable: the state machine from change events to committed transactions (Python
+//! `redo_lib/assembly/transactions.py`, the same transitions, counters and issues).
+//!
+//! Transitions (key = (usn, slot); redo-format §6.2, §6.3; trail contract rules 1, 2, 5):
+//!
+//! | event            | no open transaction on key             | open transaction, same sqn              |
+//! |------------------|----------------------------------------|-----------------------------------------|
+//! | BEGIN            | open it                                | ignored (repeated begin)                |
+//! | CHANGE / DDL     | counted: `change_without_begin`        | appended to its buffer                  |
+//! | LOB (piece)      | counted: `lob_without_begin`           | appended to its buffer                  |
+//! | PARTIAL_ROLLBACK | counted: `rollback_unmatched`          | cancels the newest matching change (LOB |
+//! |                  |                                        | pieces on top first, §6.3)              |
+//! | COMMIT           | counted: `commit_without_begin`        | closed; returned as CommittedTransaction|
+//! |                  |                                        | (held instead when its SCN >= hold_from)|
+//! | ROLLBACK         | counted: `rollback_without_begin`      | closed; its changes counted as cancelled|
+//!
+//! A BEGIN or change on a key whose open transaction has another sqn means the earlier
+//! transaction's end was never seen: it is dropped and counted as `lost_transaction` (with its xid),
+//! never merged; under the raise policy it is an `AssemblyError` at the new event's position. A
+//! change without a begin belongs to a transaction that began before the first log this run was
+//! given (and no carried state says otherwise): it cannot be emitted whole (rule 5), so it is
+//! counted.
+//!
+//! Held commits (RAC batches, `hold_from`): a transaction committing at or above the batch's
+//! watermark SCN waits for the next batch, so the trail stays in global commit order. It leaves the
+//! (usn, slot) map (a new BEGIN on the slot opens normally), is kept with its commit event and
+//! counted `held`; `carry_out` gives it with the open ones, its COMMIT last, and the next batch
+//! meets the commit again.
+//!
+//! The table is fed events in redo order (one thread, or several merged by SCN). State carried to
+//! the next batch is the open (and held) transactions' events in begin order (`carry_out`), which
+//! the next batch feeds in first.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use arrow_array::RecordBatch;
+
+use crate::arrow::EventBuilder;
+use crate::assembly::buffer::{batch_error, ChangeBuffer, DEFAULT_MEMORY_BYTES, DEFAULT_MEMORY_LIMIT};
+use crate::assembly::event::{ChangeEvent, EventColumns};
+use crate::error::{Detail, Error, Position, Result};
+use crate::events::kind;
+use crate::reader::Policy;
+
+/// Compensating redo op -> the buffered redo op it cancels (redo-format §6.3; Python `_INVERSE`).
+fn inverse(op: i64) -> Option<i64> {
+    Some(match op {
+        0x0B03 => 0x0B02, // DRP cancels IRP
+        0x0B02 => 0x0B03,
+        0x0B05 => 0x0B05,
+        0x0B06 => 0x0B06,
+        0x0B08 => 0x0B08,
+        0x0B0B => 0x0B0C, // QMI cancels QMD
+        0x0B0C => 0x0B0B,
+        0x0B16 => 0x0B16,
+        _ => return None,
+    })
+}
+
+const LOB_ROW_LMN: i64 = 0x0B10;
+/// At most this many issues are kept for the report (the counters count them all).
+pub const MAX_ISSUES: usize = 1000;
+
+/// A transaction id (Python `scn.Xid`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Xid {
+    pub usn: i64,
+    pub slot: i64,
+    pub sqn: i64,
+}
+
+impl Xid {
+    fn of(e: &ChangeEvent) -> Xid {
+        Xid { usn: e.usn, slot: e.slot, sqn: e.sqn }
+    }
+}
+
+/// A committed transaction and its net changes in redo order (Python `CommittedTransaction`); the
+/// changes may be on disk: read them with `changes.for_each`, `changes.events()` or
+/// `changes.into_batches(n)`.
+#[derive(Debug)]
+pub struct CommittedTransaction {
+    pub xid: Xid,
+    pub commit_scn: i64,
+    /// microseconds since 1970-01-01 (the commit record's LWN time)
+    pub commit_time: i64,
+    pub thread: i64,
+    pub seq: i64,
+    pub block: i64,
+    pub offset: i64,
+    pub begin_scn: i64,
+    pub changes: ChangeBuffer,
+}
+
+impl CommittedTransaction {
+    /// Commit order (contract rule 6): commit SCN, then thread, then commit record position.
+    pub fn order_key(&self) -> (i64, i64, i64, i64, i64) {
+        (self.commit_scn, self.thread, self.seq, self.block, self.offset)
+    }
+}
+
+/// One entry of the report's issue list: (kind, xid text, position).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    pub kind: &'static str,
+    /// `usn.slot.sqn`, or `usn.slot.?` for an event without a sqn
+    pub xid: String,
+    pub seq: i64,
+    pub block: i64,
+    pub offset: i64,
+}
+
+/// How the table is set up (Python `TransactionTable`'s keyword arguments).
+#[derive(Clone, Debug)]
+pub struct TableOptions {
+    /// events kept in memory per transaction before spilling (at least 2)
+    pub memory_limit: usize,
+    /// event data kept in memory per transaction before spilling
+    pub memory_bytes: usize,
+    pub policy: Policy,
+    pub spill_dir: Option<PathBuf>,
+    /// commits at or above this SCN are held for the next batch (`None`: none are)
+    pub hold_from: Option<i64>,
+}
+
+impl Default for TableOptions {
+    fn default() -> Self {
+        TableOptions {
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
+            policy: Policy::Skip,
+            spill_dir: None,
+            hold_from: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Open {
+    begin: ChangeEvent,
+    buffer: ChangeBuffer,
+    /// place in the map's insertion order (Python dict order: kept when a key is overwritten),
+    /// which breaks ties of equal begin positions in `carry_out`
+    order: u64,
+}
+
+#[derive(Debug)]
+struct Held {
+    open: Open,
+    commit: ChangeEvent,
+}
+
+/// Open transactions keyed by (usn, slot). Feed events; collect committed transactions.
+#[derive(Debug)]
+pub struct TransactionTable {
+    open: HashMap<(i64, i64), Open>,
+    held: Vec<Held>,
+    next_order: u64,
+    options: TableOptions,
+    /// named counters (Python `counters`; a name appears once counted)
+    pub counters: BTreeMap<&'static str, u64>,
+    /// row changes by (object, operation) rolled back, wholly or to a savepoint
+    pub cancelled: BTreeMap<(i64, &'static str), u64>,
+    /// row changes by (object, operation) of transactions that began before anything this table
+    /// was given, or whose end was never seen
+    pub orphaned: BTreeMap<(i64, &'static str), u64>,
+    /// the first `MAX_ISSUES` issues, for the report
+    pub issues: Vec<Issue>,
+}
+
+fn position(e: &ChangeEvent) -> Position {
+    Position {
+        file: None,
+        sequence: u32::try_from(e.seq).ok(),
+        block: u32::try_from(e.block).ok(),
+        offset: u64::try_from(e.offset).ok(),
+    }
+}
+
+fn count_row_change(counter: &mut BTreeMap<(i64, &'static str), u64>, e: &ChangeEvent) {
+    if let Some((op, n)) = e.row_change_count() {
+        if n > 0 {
+            let obj = if e.obj != 0 { e.obj } else { e.dataobj };
+            *counter.entry((obj, op)).or_insert(0) += n;
+        }
+    }
+}
+
+/// Counter names of events without their transaction (Python's name map).
+fn without_begin(k: i64) -> Option<&'static str> {
+    Some(match k {
+        kind::CHANGE | kind::DDL => "change_without_begin",
+        kind::LOB => "lob_without_begin",
+        kind::COMMIT => "commit_without_begin",
+        kind::ROLLBACK => "rollback_without_begin",
+        _ => return None,
+    })
+}
+
+impl TransactionTable {
+    /// An empty table (`memory_limit` below 2 is refused).
+    pub fn new(options: TableOptions) -> Result<Self> {
+        ChangeBuffer::new(options.memory_limit, options.memory_bytes, None)?;
+        Ok(TransactionTable {
+            open: HashMap::new(),
+            held: Vec::new(),
+            next_order: 0,
+            options,
+            counters: BTreeMap::new(),
+            cancelled: BTreeMap::new(),
+            orphaned: BTreeMap::new(),
+            issues: Vec::new(),
+        })
+    }
+
+    /// Open transactions (held ones not included, as Python's `len(table)`).
+    pub fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
+
+    /// Held transactions (committed at or above `hold_from`, waiting for the next batch).
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The open transactions' xids, sorted.
+    pub fn open_xids(&self) -> Vec<Xid> {
+        let mut xids: Vec<Xid> = self.open.values().map(|o| Xid::of(&o.begin)).collect();
+        xids.sort();
+        xids
+    }
+
+    fn count(&mut self, name: &'static str) {
+        *self.counters.entry(name).or_insert(0) += 1;
+    }
+
+    fn note(&mut self, name: &'static str, e: &ChangeEvent) {
+        self.count(name);
+        if self.issues.len() < MAX_ISSUES {
+            self.issues.push(Issue {
+                kind: name,
+                xid: e.xid_text(),
+                seq: e.seq,
+                block: e.block,
+                offset: e.offset,
+            });
+        }
+    }
+
+    fn buffer(&self) -> Result<ChangeBuffer> {
+        ChangeBuffer::new(
+            self.options.memory_limit,
+            self.options.memory_bytes,
+            self.options.spill_dir.as_deref(),
+        )
+    }
+
+    /// Feed every row of an events record batch in order; the transactions committed, in the
+    /// order their commits came. On an error (raise policy, or an unusable batch) the events
+    /// before it have been fed.
+    pub fn feed_batch(&mut self, batch: &RecordBatch) -> Result<Vec<CommittedTransaction>> {
+        let columns = EventColumns::new(batch)?;
+        let mut out = Vec::new();
+        for i in 0..columns.len() {
+            if let Some(txn) = self.feed(columns.event(i))? {
+                out.push(txn);
+            }
+        }
+        Ok(out)
+    }
+
+    /// One transition (the table at the top of this file).
+    pub fn feed(&mut self, event: ChangeEvent) -> Result<Option<CommittedTransaction>> {
+        let key = (event.usn, event.slot);
+        let k = event.kind;
+        if k == kind::BEGIN {
+            let mut order = None;
+            if let Some(current) = self.open.get(&key) {
+                if current.begin.sqn == event.sqn {
+                    return Ok(None);
+                }
+                order = Some(current.order);
+                self.lose(key, &event)?;
+            }
+            let order = order.unwrap_or_else(|| {
+                self.next_order += 1;
+                self.next_order
+            });
+            let buffer = self.buffer()?;
+            self.open.insert(key, Open { begin: event, buffer, order });
+            self.count("begun");
+            return Ok(None);
+        }
+        if k == kind::PARTIAL_ROLLBACK {
+            if self.open.contains_key(&key) {
+                self.cancel_last(key, &event)?;
+            } else {
+                self.note("rollback_unmatched", &event);
+            }
+            return Ok(None);
+        }
+        let Some(name) = without_begin(k) else {
+            return Err(Error::assembly(format!("unknown event kind {k}"), position(&event))
+                .with_detail("xid", Detail::Xid(event.usn, event.slot, event.sqn)));
+        };
+        let same = self.open.get(&key).map(|current| current.begin.sqn == event.sqn);
+        if same != Some(true) {
+            if same.is_some() {
+                // the slot was reused by a transaction whose begin we did not see
+                self.lose(key, &event)?;
+                self.open.remove(&key);
+            }
+            self.note(name, &event);
+            if k == kind::CHANGE {
+                count_row_change(&mut self.orphaned, &event);
+            }
+            return Ok(None);
+        }
+        if k == kind::CHANGE || k == kind::DDL || k == kind::LOB {
+            if let Some(current) = self.open.get_mut(&key) {
+                current.buffer.append(event)?;
+            }
+            return Ok(None);
+        }
+        let Some(mut current) = self.open.remove(&key) else { return Ok(None) };
+        if k == kind::ROLLBACK {
+            let cancelled = &mut self.cancelled;
+            current.buffer.for_each(|change| {
+                count_row_change(cancelled, change);
+                Ok(())
+            })?;
+            current.buffer.close();
+            self.count("rolled_back");
+            return Ok(None);
+        }
+        if self.options.hold_from.is_some_and(|hold| event.scn >= hold) {
+            self.held.push(Held { open: current, commit: event });
+            self.count("held");
+            return Ok(None);
+        }
+        self.count("committed");
+        Ok(Some(CommittedTransaction {
+            xid: Xid::of(&event),
+            commit_scn: event.scn,
+            commit_time: event.time,
+            thread: event.thread,
+            seq: event.seq,
+            block: event.block,
+            offset: event.offset,
+            begin_scn: current.begin.scn,
+            changes: current.buffer,
+        }))
+    }
+
+    /// Partial rollback: remove the newest change this compensation undoes (LIFO, §6.3).
+    fn cancel_last(&mut self, key: (i64, i64), event: &ChangeEvent) -> Result<()> {
+        let Some(current) = self.open.get_mut(&key) else { return Ok(()) };
+        let buffer = &mut current.buffer;
+        let last = buffer.last()?.map(|l| (l.kind, l.obj, l.redo_op));
+        let Some((last_kind, last_obj, last_op)) = last else {
+            self.note("rollback_unmatched", event);
+            return Ok(());
+        };
+        if event.redo_op == 0 {
+            // stand-alone 5.6/5.11: cancels a LOB piece, a lone undo or an LMN of the same object
+            if last_kind == kind::LOB && last_obj == event.obj {
+                buffer.pop()?;
+                self.count("lob_pieces_rolled_back");
+            } else if (last_op == 0 || last_op == LOB_ROW_LMN) && last_obj == event.obj {
+                buffer.pop()?;
+                self.count("partial_rollbacks");
+            } else {
+                self.note("rollback_unmatched", event);
+            }
+            return Ok(());
+        }
+        let mut lob_pieces = 0;
+        let mut last = Some((last_kind, last_obj, last_op));
+        while let Some((kind::LOB, _, _)) = last {
+            // LOB pieces on top are popped unconditionally before the data pair (OLR, §6.3)
+            buffer.pop()?;
+            lob_pieces += 1;
+            last = buffer.last()?.map(|l| (l.kind, l.obj, l.redo_op));
+        }
+        let matched = match (last, inverse(event.redo_op)) {
+            (Some((_, obj, op)), Some(wanted)) => op == wanted && (obj == event.obj || event.obj == 0),
+            _ => false,
+        };
+        let popped = if matched { buffer.pop()? } else { None };
+        for _ in 0..lob_pieces {
+            self.count("lob_pieces_rolled_back");
+        }
+        match popped {
+            Some(change) => {
+                count_row_change(&mut self.cancelled, &change);
+                self.count("partial_rollbacks");
+            }
+            None => self.note("rollback_unmatched", event),
+        }
+        Ok(())
+    }
+
+    /// The open transaction on `key` lost its end: counted (and its changes orphaned), or an
+    /// `AssemblyError` at `event` under the raise policy. The caller removes or replaces it.
+    fn lose(&mut self, key: (i64, i64), event: &ChangeEvent) -> Result<()> {
+        let Some(begin) = self.open.get(&key).map(|c| c.begin.clone()) else { return Ok(()) };
+        self.note("lost_transaction", &begin);
+        if self.options.policy == Policy::Raise {
+            return Err(Error::assembly(
+                "transaction slot reused before its commit or rollback was seen",
+                position(event),
+            )
+            .with_detail("xid", Detail::Xid(begin.usn, begin.slot, begin.sqn))
+            .with_detail("new_xid", Detail::Xid(event.usn, event.slot, event.sqn)));
+        }
+        if let Some(current) = self.open.get_mut(&key) {
+            let orphaned = &mut self.orphaned;
+            current.buffer.for_each(|change| {
+                count_row_change(orphaned, change);
+                Ok(())
+            })?;
+            current.buffer.close();
+        }
+        Ok(())
+    }
+
+    /// The open and held transactions' events in begin order (begin first, then the buffered
+    /// changes, then a held one's COMMIT): the state for the next batch, as record batches of
+    /// `events_schema()` of at most `max_rows` rows. The table is unchanged.
+    pub fn carry_out(&self, max_rows: usize) -> Result<Vec<RecordBatch>> {
+        let max_rows = max_rows.max(1);
+        let mut entries: Vec<(&Open, Option<&ChangeEvent>)> = self.open.values().map(|o| (o, None)).collect();
+        entries.extend(self.held.iter().map(|h| (&h.open, Some(&h.commit))));
+        entries.sort_by_key(|e| (e.0.begin.sort_key(), e.0.order));
+        let mut out = Vec::new();
+        let mut builder = EventBuilder::new();
+        let mut push = |builder: &mut EventBuilder, event: &ChangeEvent| -> Result<()> {
+            event.append_to(builder);
+            if builder.len() >= max_rows {
+                out.push(builder.finish().map_err(batch_error)?);
+            }
+            Ok(())
+        };
+        for (entry, commit) in entries {
+            push(&mut builder, &entry.begin)?;
+            entry.buffer.for_each(|event| push(&mut builder, event))?;
+            if let Some(commit) = commit {
+                push(&mut builder, commit)?;
+            }
+        }
+        if !builder.is_empty() {
+            out.push(builder.finish().map_err(batch_error)?);
+        }
+        Ok(out)
+    }
+}
