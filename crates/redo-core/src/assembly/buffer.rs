@@ -394,3 +394,111 @@ impl<B: std::borrow::Borrow<ChangeBuffer>> Iterator for BufferBatches<B> {
 pub(crate) fn batch_error(e: arrow_schema::ArrowError) -> Error {
     Error::assembly(format!("building an events batch: {e}"), Default::default())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::kind;
+
+    fn event(n: i64, lob: usize) -> ChangeEvent {
+        let mut e = ChangeEvent {
+            kind: if lob > 0 { kind::LOB } else { kind::CHANGE },
+            usn: 1,
+            slot: 2,
+            sqn: 3,
+            scn: n,
+            block: n,
+            redo_op: 0x0B02,
+            supp_fb: (n % 3 == 0).then_some(0x0C),
+            ddl_text: format!("e{n}"),
+            ..Default::default()
+        };
+        let value = e.push_bytes(&n.to_le_bytes());
+        e.after = vec![(0, Some(value)), (1, None)];
+        let row = e.push_bytes(b"r");
+        e.rows = vec![(4, vec![Some(row), None])];
+        e.lob_data = e.push_bytes(&vec![7u8; lob]);
+        e
+    }
+
+    #[test]
+    fn a_buffer_far_larger_than_its_limit_round_trips() {
+        let mut buffer = ChangeBuffer::new(10, DEFAULT_MEMORY_BYTES, None).unwrap();
+        for n in 0..5_000 {
+            buffer.append(event(n, 0)).unwrap();
+            assert!(buffer.in_memory() < 10);
+        }
+        assert_eq!(buffer.len(), 5_000);
+        assert!(buffer.spilled() > 4_900 && buffer.spill_count > 900);
+        let back: Vec<ChangeEvent> = buffer.events().map(Result::unwrap).collect();
+        assert_eq!(back, (0..5_000).map(|n| event(n, 0)).collect::<Vec<_>>());
+        let mut seen = 0;
+        buffer
+            .for_each(|e| {
+                assert_eq!(e.scn, seen);
+                seen += 1;
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(seen, 5_000);
+        let rows: usize = BufferBatches::new(&buffer, 333).map(|b| b.unwrap().num_rows()).sum();
+        assert_eq!(rows, 5_000);
+        // popping reads the chunks back newest first and cuts the file behind them
+        for n in (0..5_000).rev() {
+            assert_eq!(buffer.last().unwrap().map(|e| e.scn), Some(n));
+            assert_eq!(buffer.pop().unwrap(), Some(event(n, 0)));
+            assert!(buffer.in_memory() < 10);
+        }
+        assert!(buffer.is_empty() && buffer.pop().unwrap().is_none() && buffer.last().unwrap().is_none());
+    }
+
+    #[test]
+    fn appends_after_pops_keep_the_order() {
+        let mut buffer = ChangeBuffer::new(4, DEFAULT_MEMORY_BYTES, None).unwrap();
+        let mut model = Vec::new();
+        for n in 0..400 {
+            if n % 7 == 3 {
+                assert_eq!(buffer.pop().unwrap(), model.pop());
+            } else {
+                buffer.append(event(n, 0)).unwrap();
+                model.push(event(n, 0));
+            }
+        }
+        let back: Vec<ChangeEvent> = buffer.into_events().map(Result::unwrap).collect();
+        assert_eq!(back, model);
+    }
+
+    #[test]
+    fn the_byte_limit_bounds_the_memory_part() {
+        let mut buffer = ChangeBuffer::new(1_000_000, 1 << 20, None).unwrap();
+        let one = event(0, 100_000).held_bytes();
+        for n in 0..300 {
+            buffer.append(event(n, 100_000)).unwrap();
+            assert!(buffer.in_memory_bytes() <= (1 << 20) + one);
+        }
+        assert_eq!(buffer.lob_pieces, 300);
+        let batches: Vec<RecordBatch> = buffer.into_batches(64).map(Result::unwrap).collect();
+        assert_eq!(batches.iter().map(RecordBatch::num_rows).sum::<usize>(), 300);
+        let back = batches.iter().flat_map(|b| events_of(b).unwrap()).collect::<Vec<_>>();
+        assert_eq!(back, (0..300).map(|n| event(n, 100_000)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_limit_below_two_is_refused_and_close_empties() {
+        assert!(ChangeBuffer::new(1, 10, None).is_err());
+        let mut buffer = ChangeBuffer::new(2, 10, None).unwrap();
+        for n in 0..10 {
+            buffer.append(event(n, 3)).unwrap();
+        }
+        buffer.close();
+        assert!(buffer.is_empty() && buffer.lob_pieces == 0 && buffer.events().next().is_none());
+    }
+
+    #[test]
+    fn an_unwritable_spill_folder_is_a_storage_error() {
+        let mut buffer = ChangeBuffer::new(2, 10, Some(Path::new("/nonexistent/redotrail"))).unwrap();
+        buffer.append(event(0, 0)).unwrap();
+        let err = buffer.append(event(1, 0)).unwrap_err();
+        assert_eq!(err.kind(), "storage");
+    }
+}

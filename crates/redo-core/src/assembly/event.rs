@@ -20,8 +20,9 @@ pub type Span = (usize, usize);
 /// An image as held: (column index, value span or `None` for SQL NULL).
 pub type HeldImage = Vec<(i32, Option<Span>)>;
 
-/// One change event, owned (Python `ChangeEvent`; fields in `events_schema()` order).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// One change event, owned (Python `ChangeEvent`; fields in `events_schema()` order). Two events
+/// are equal when their values are, wherever in `data` the bytes sit.
+#[derive(Clone, Debug, Default)]
 pub struct ChangeEvent {
     pub kind: i64,
     pub usn: i64,
@@ -59,6 +60,29 @@ pub struct ChangeEvent {
     /// every value's bytes, back to back
     pub data: Vec<u8>,
 }
+
+impl PartialEq for ChangeEvent {
+    fn eq(&self, other: &Self) -> bool {
+        self.ints() == other.ints()
+            && self.supp_fb == other.supp_fb
+            && self.image(&self.before) == other.image(&other.before)
+            && self.image(&self.after) == other.image(&other.after)
+            && self.image(&self.supp_columns) == other.image(&other.supp_columns)
+            && self.rows.len() == other.rows.len()
+            && self.rows.iter().zip(&other.rows).all(|((a, av), (b, bv))| {
+                a == b
+                    && av.len() == bv.len()
+                    && av.iter().zip(bv).all(|(x, y)| x.map(|s| self.bytes(s)) == y.map(|s| other.bytes(s)))
+            })
+            && self.ddl_text == other.ddl_text
+            && self.ddl_schema == other.ddl_schema
+            && self.bytes(self.lob_id) == other.bytes(other.lob_id)
+            && self.lob_page == other.lob_page
+            && self.bytes(self.lob_data) == other.bytes(other.lob_data)
+    }
+}
+
+impl Eq for ChangeEvent {}
 
 /// Redo order: (SCN, sub-SCN, thread, seq, block, offset * 256 + vector), Python `sort_key`.
 pub type SortKey = (i64, i64, i64, i64, i64, i128);
@@ -117,8 +141,32 @@ impl ChangeEvent {
             + self.ddl_schema.len()
     }
 
-    pub fn is(&self, k: i64) -> bool {
-        self.kind == k
+    fn ints(&self) -> [i64; 23] {
+        [
+            self.kind,
+            self.usn,
+            self.slot,
+            self.sqn,
+            self.thread,
+            self.seq,
+            self.block,
+            self.offset,
+            self.scn,
+            self.subscn,
+            self.time,
+            self.vector,
+            self.obj,
+            self.dataobj,
+            self.undo_op,
+            self.redo_op,
+            self.bdba,
+            self.row_slot,
+            self.fb,
+            self.undo_fb,
+            self.supp_op,
+            self.supp_bdba,
+            self.supp_slot,
+        ]
     }
 
     pub fn is_lob(&self) -> bool {

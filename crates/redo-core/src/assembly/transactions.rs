@@ -38,6 +38,8 @@ use arrow_array::RecordBatch;
 
 use crate::arrow::EventBuilder;
 use crate::assembly::buffer::{batch_error, ChangeBuffer, DEFAULT_MEMORY_BYTES, DEFAULT_MEMORY_LIMIT};
+#[cfg(test)]
+use crate::assembly::event::events_of;
 use crate::assembly::event::{ChangeEvent, EventColumns};
 use crate::error::{Detail, Error, Position, Result};
 use crate::events::kind;
@@ -457,5 +459,214 @@ impl TransactionTable {
             out.push(builder.finish().map_err(batch_error)?);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(kind: i64, xid: (i64, i64, i64), n: i64) -> ChangeEvent {
+        ChangeEvent {
+            kind,
+            usn: xid.0,
+            slot: xid.1,
+            sqn: xid.2,
+            thread: 1,
+            seq: 9,
+            block: n,
+            offset: 16,
+            scn: 100 + n,
+            obj: 70,
+            ..Default::default()
+        }
+    }
+
+    fn change(op: i64, n: i64) -> ChangeEvent {
+        ChangeEvent { redo_op: op, ..ev(kind::CHANGE, (1, 2, 3), n) }
+    }
+
+    fn undo(op: i64, n: i64) -> ChangeEvent {
+        ChangeEvent { redo_op: op, ..ev(kind::PARTIAL_ROLLBACK, (1, 2, -1), n) }
+    }
+
+    fn table(options: TableOptions) -> TransactionTable {
+        TransactionTable::new(options).unwrap()
+    }
+
+    fn feed(t: &mut TransactionTable, events: Vec<ChangeEvent>) -> Vec<CommittedTransaction> {
+        events.into_iter().filter_map(|e| t.feed(e).unwrap()).collect()
+    }
+
+    fn ops(txn: CommittedTransaction) -> Vec<i64> {
+        txn.changes.into_events().map(|e| e.unwrap().redo_op).collect()
+    }
+
+    fn counter(t: &TransactionTable, name: &str) -> u64 {
+        t.counters.get(name).copied().unwrap_or(0)
+    }
+
+    #[test]
+    fn begin_changes_commit() {
+        let mut t = table(TableOptions::default());
+        let x = (1, 2, 3);
+        let done = feed(
+            &mut t,
+            vec![
+                ev(kind::BEGIN, x, 1),
+                change(0x0B02, 2),
+                ev(kind::BEGIN, x, 3),
+                change(0x0B05, 4),
+                ev(kind::COMMIT, x, 5),
+            ],
+        );
+        assert_eq!(done.len(), 1);
+        let txn = done.into_iter().next().unwrap();
+        assert_eq!(
+            (txn.xid, txn.begin_scn, txn.order_key()),
+            (Xid { usn: 1, slot: 2, sqn: 3 }, 101, (105, 1, 9, 5, 16))
+        );
+        assert_eq!(ops(txn), vec![0x0B02, 0x0B05]);
+        assert_eq!(t.counters, BTreeMap::from([("begun", 1), ("committed", 1)]));
+        assert!(t.is_empty() && t.issues.is_empty());
+    }
+
+    #[test]
+    fn events_without_their_transaction_are_counted() {
+        let mut t = table(TableOptions::default());
+        let x = (1, 2, 3);
+        let done = feed(
+            &mut t,
+            vec![
+                change(0x0B02, 1),
+                ev(kind::LOB, x, 2),
+                ev(kind::COMMIT, x, 3),
+                ev(kind::ROLLBACK, x, 4),
+                undo(0x0B03, 5),
+            ],
+        );
+        assert!(done.is_empty());
+        for name in
+            ["change_without_begin", "lob_without_begin", "commit_without_begin", "rollback_without_begin"]
+        {
+            assert_eq!(counter(&t, name), 1, "{name}");
+        }
+        assert_eq!(counter(&t, "rollback_unmatched"), 1);
+        assert_eq!(t.orphaned, BTreeMap::from([((70, "INSERT"), 1)]));
+        assert_eq!(t.issues.len(), 5);
+        assert_eq!(
+            (t.issues[4].kind, t.issues[4].xid.as_str(), t.issues[4].block),
+            ("rollback_unmatched", "1.2.?", 5)
+        );
+    }
+
+    #[test]
+    fn slot_reuse_loses_the_open_transaction() {
+        let mut t = table(TableOptions::default());
+        feed(&mut t, vec![ev(kind::BEGIN, (1, 2, 3), 1), change(0x0B02, 2), ev(kind::BEGIN, (1, 2, 4), 3)]);
+        assert_eq!(counter(&t, "lost_transaction"), 1);
+        assert_eq!(t.orphaned, BTreeMap::from([((70, "INSERT"), 1)]));
+        assert_eq!(t.open_xids(), vec![Xid { usn: 1, slot: 2, sqn: 4 }]);
+        assert_eq!(t.issues[0].xid, "1.2.3");
+
+        let mut strict = table(TableOptions { policy: Policy::Raise, ..Default::default() });
+        strict.feed(ev(kind::BEGIN, (1, 2, 3), 1)).unwrap();
+        let err = strict.feed(ChangeEvent { sqn: 8, ..change(0x0B02, 2) }).unwrap_err();
+        assert_eq!(err.kind(), "assembly");
+        assert_eq!(
+            (err.position().sequence, err.position().block, err.position().offset),
+            (Some(9), Some(2), Some(16))
+        );
+        assert_eq!(
+            err.info().details,
+            vec![("xid", Detail::Xid(1, 2, 3)), ("new_xid", Detail::Xid(1, 2, 8))]
+        );
+    }
+
+    #[test]
+    fn partial_rollbacks_cancel_the_newest_matching_change() {
+        let mut t = table(TableOptions { memory_limit: 2, ..Default::default() });
+        let x = (1, 2, 3);
+        let lob = ChangeEvent { redo_op: 0x1A02, ..ev(kind::LOB, x, 4) };
+        let done = feed(
+            &mut t,
+            vec![
+                ev(kind::BEGIN, x, 1),
+                change(0x0B02, 2),
+                change(0x0B0B, 3),
+                lob,
+                undo(0x0B0C, 5), // pops the LOB piece, then cancels the QMI
+                undo(0x0B05, 6), // unmatched: the newest is an IRP
+                ChangeEvent { obj: 0, ..undo(0x0B03, 7) }, // obj 0 matches any object
+                undo(0x0B03, 8), // nothing left
+                ev(kind::COMMIT, x, 9),
+            ],
+        );
+        assert_eq!(counter(&t, "lob_pieces_rolled_back"), 1);
+        assert_eq!(counter(&t, "partial_rollbacks"), 2);
+        assert_eq!(counter(&t, "rollback_unmatched"), 2);
+        assert_eq!(t.cancelled, BTreeMap::from([((70, "INSERT"), 1)]));
+        assert!(ops(done.into_iter().next().unwrap()).is_empty());
+    }
+
+    #[test]
+    fn rollback_counts_its_changes_as_cancelled() {
+        let mut t = table(TableOptions { memory_limit: 2, ..Default::default() });
+        let x = (1, 2, 3);
+        let mut events = vec![ev(kind::BEGIN, x, 1)];
+        events.extend((2..50).map(|n| change(0x0B03, n)));
+        events.push(ev(kind::ROLLBACK, x, 50));
+        assert!(feed(&mut t, events).is_empty());
+        assert_eq!(t.cancelled, BTreeMap::from([((70, "DELETE"), 48)]));
+        assert_eq!(counter(&t, "rolled_back"), 1);
+    }
+
+    #[test]
+    fn held_commits_are_carried_out_with_their_commit_last() {
+        let mut t = table(TableOptions { hold_from: Some(105), memory_limit: 2, ..Default::default() });
+        let (a, b) = ((1, 2, 3), (1, 2, 4));
+        let done = feed(
+            &mut t,
+            vec![
+                ev(kind::BEGIN, (5, 5, 5), 1),
+                ev(kind::BEGIN, a, 2),
+                change(0x0B02, 3),
+                change(0x0B02, 4),
+                ev(kind::COMMIT, a, 6), // held: SCN 106 >= 105
+                ev(kind::BEGIN, b, 7),  // the slot is free again
+                ev(kind::COMMIT, (5, 5, 5), 3),
+            ],
+        );
+        assert_eq!(done.iter().map(|t| t.xid.usn).collect::<Vec<_>>(), vec![5]); // SCN 103: not held
+        assert!(t.held() == 1 && t.len() == 1);
+        assert_eq!(counter(&t, "held"), 1);
+        assert_eq!(counter(&t, "commit_without_begin"), 0);
+        let carried: Vec<ChangeEvent> =
+            t.carry_out(2).unwrap().iter().flat_map(|b| events_of(b).unwrap()).collect();
+        let shape: Vec<(i64, i64)> = carried.iter().map(|e| (e.kind, e.sqn)).collect();
+        assert_eq!(shape, vec![(1, 3), (2, 3), (2, 3), (4, 3), (1, 4)]);
+        // the next batch meets the commit again and commits it
+        let mut next = table(TableOptions::default());
+        let done = feed(&mut next, carried);
+        assert_eq!(done.len(), 1);
+        assert_eq!(ops(done.into_iter().next().unwrap()), vec![0x0B02, 0x0B02]);
+        assert_eq!(next.open_xids(), vec![Xid { usn: 1, slot: 2, sqn: 4 }]);
+    }
+
+    #[test]
+    fn unknown_kinds_are_errors_not_panics() {
+        let mut t = table(TableOptions::default());
+        let err = t.feed(ev(42, (1, 2, 3), 1)).unwrap_err();
+        assert_eq!(err.kind(), "assembly");
+        assert!(TransactionTable::new(TableOptions { memory_limit: 0, ..Default::default() }).is_err());
+    }
+
+    #[test]
+    fn the_issue_list_stops_at_its_cap() {
+        let mut t = table(TableOptions::default());
+        for n in 0..1_500 {
+            t.feed(ev(kind::COMMIT, (1, 1, n), n)).unwrap();
+        }
+        assert_eq!((counter(&t, "commit_without_begin"), t.issues.len()), (1_500, MAX_ISSUES));
     }
 }
