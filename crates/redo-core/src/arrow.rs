@@ -12,7 +12,8 @@ use arrow_array::{ArrayRef, BinaryArray, Int32Array, Int64Array, ListArray, Reco
 use arrow_buffer::OffsetBuffer;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
 
-use crate::events::{Event, Image, MultiRows};
+use crate::events::Event;
+use crate::model::Column;
 
 /// The int64 columns, in schema order; `supp_fb` is the only nullable one.
 #[rustfmt::skip]
@@ -22,23 +23,50 @@ pub const INT_FIELDS: [&str; 24] = [
     "supp_bdba", "supp_slot",
 ];
 
+// The nested fields, made once: building them for every record batch (names are Strings) was a
+// good part of the cost of the transaction table's small batches.
+
 fn image_fields() -> Fields {
-    Fields::from(vec![Field::new("col", DataType::Int32, false), Field::new("value", DataType::Binary, true)])
+    static FIELDS: OnceLock<Fields> = OnceLock::new();
+    FIELDS
+        .get_or_init(|| {
+            Fields::from(vec![
+                Field::new("col", DataType::Int32, false),
+                Field::new("value", DataType::Binary, true),
+            ])
+        })
+        .clone()
+}
+
+fn image_item() -> Arc<Field> {
+    static FIELD: OnceLock<Arc<Field>> = OnceLock::new();
+    FIELD.get_or_init(|| Arc::new(Field::new("item", DataType::Struct(image_fields()), true))).clone()
 }
 
 fn image_type() -> DataType {
-    DataType::List(Arc::new(Field::new("item", DataType::Struct(image_fields()), true)))
+    DataType::List(image_item())
 }
 
 fn values_field() -> Arc<Field> {
-    Arc::new(Field::new("item", DataType::Binary, true))
+    static FIELD: OnceLock<Arc<Field>> = OnceLock::new();
+    FIELD.get_or_init(|| Arc::new(Field::new("item", DataType::Binary, true))).clone()
 }
 
 fn row_fields() -> Fields {
-    Fields::from(vec![
-        Field::new("slot", DataType::Int32, true),
-        Field::new("values", DataType::List(values_field()), true),
-    ])
+    static FIELDS: OnceLock<Fields> = OnceLock::new();
+    FIELDS
+        .get_or_init(|| {
+            Fields::from(vec![
+                Field::new("slot", DataType::Int32, true),
+                Field::new("values", DataType::List(values_field()), true),
+            ])
+        })
+        .clone()
+}
+
+fn row_item() -> Arc<Field> {
+    static FIELD: OnceLock<Arc<Field>> = OnceLock::new();
+    FIELD.get_or_init(|| Arc::new(Field::new("item", DataType::Struct(row_fields()), true))).clone()
 }
 
 /// The events schema (single source: Python takes it from here).
@@ -52,11 +80,7 @@ pub fn events_schema() -> SchemaRef {
                 Field::new("before", image_type(), true),
                 Field::new("after", image_type(), true),
                 Field::new("supp_columns", image_type(), true),
-                Field::new(
-                    "rows",
-                    DataType::List(Arc::new(Field::new("item", DataType::Struct(row_fields()), true))),
-                    true,
-                ),
+                Field::new("rows", DataType::List(row_item()), true),
                 Field::new("ddl_text", DataType::Utf8, true),
                 Field::new("ddl_schema", DataType::Utf8, true),
                 // LOB pieces (kind LOB): LOB id, page number, page data
@@ -81,8 +105,14 @@ impl ImageColumn {
         ImageColumn { offsets: vec![0], ..Default::default() }
     }
 
-    fn push(&mut self, image: &Image<'_>) {
-        for &(col, value) in image {
+    fn with_capacity(events: usize) -> Self {
+        let mut offsets = Vec::with_capacity(events + 1);
+        offsets.push(0);
+        ImageColumn { offsets, cols: Vec::new(), values: BinaryBuilder::with_capacity(events, events * 8) }
+    }
+
+    fn push<'a>(&mut self, image: impl IntoIterator<Item = (i32, Column<'a>)>) {
+        for (col, value) in image {
             self.cols.push(col);
             self.values.append_option(value);
         }
@@ -94,7 +124,7 @@ impl ImageColumn {
         let values: BinaryArray = self.values.finish();
         let items = StructArray::try_new(image_fields(), vec![Arc::new(cols), Arc::new(values)], None)?;
         let offsets = std::mem::replace(&mut self.offsets, vec![0]);
-        let field = Arc::new(Field::new("item", DataType::Struct(image_fields()), true));
+        let field = image_item();
         Ok(Arc::new(ListArray::try_new(field, OffsetBuffer::new(offsets.into()), Arc::new(items), None)?))
     }
 }
@@ -113,13 +143,24 @@ impl RowsColumn {
         RowsColumn { offsets: vec![0], value_offsets: vec![0], ..Default::default() }
     }
 
-    fn push(&mut self, rows: &MultiRows<'_>) {
-        for &(slot, columns) in rows {
+    fn with_capacity(events: usize) -> Self {
+        let mut offsets = Vec::with_capacity(events + 1);
+        offsets.push(0);
+        RowsColumn {
+            offsets,
+            value_offsets: vec![0],
+            values: BinaryBuilder::with_capacity(0, 0),
+            ..Default::default()
+        }
+    }
+
+    fn push<'a, C: IntoIterator<Item = Column<'a>>>(&mut self, rows: impl IntoIterator<Item = (i32, C)>) {
+        for (slot, columns) in rows {
             self.slots.push(slot);
-            for &value in columns {
+            for value in columns {
                 self.values.append_option(value);
+                self.count += 1;
             }
-            self.count += columns.len() as i32;
             self.value_offsets.push(self.count);
         }
         self.offsets.push(self.slots.len() as i32);
@@ -134,7 +175,7 @@ impl RowsColumn {
         let slots = Int32Array::from(std::mem::take(&mut self.slots));
         let items = StructArray::try_new(row_fields(), vec![Arc::new(slots), Arc::new(lists)], None)?;
         let offsets = std::mem::replace(&mut self.offsets, vec![0]);
-        let field = Arc::new(Field::new("item", DataType::Struct(row_fields()), true));
+        let field = row_item();
         Ok(Arc::new(ListArray::try_new(field, OffsetBuffer::new(offsets.into()), Arc::new(items), None)?))
     }
 }
@@ -180,6 +221,25 @@ impl EventBuilder {
         }
     }
 
+    /// A builder sized for about `events` events (the transaction table's batches, many of them
+    /// small: `new` reserves for 1,024 values per binary column).
+    pub fn with_capacity(events: usize) -> Self {
+        EventBuilder {
+            ints: vec![Vec::with_capacity(events); INT_FIELDS.len() - 1],
+            supp_fb: Vec::with_capacity(events),
+            before: ImageColumn::with_capacity(events),
+            after: ImageColumn::with_capacity(events),
+            supp_columns: ImageColumn::with_capacity(events),
+            rows: RowsColumn::with_capacity(events),
+            ddl_text: StringBuilder::with_capacity(events, 0),
+            ddl_schema: StringBuilder::with_capacity(events, 0),
+            lob_id: BinaryBuilder::with_capacity(events, 0),
+            lob_page: Vec::with_capacity(events),
+            lob_data: BinaryBuilder::with_capacity(events, 0),
+            len: 0,
+        }
+    }
+
     /// Events appended since the last `finish`.
     pub fn len(&self) -> usize {
         self.len
@@ -215,19 +275,49 @@ impl EventBuilder {
             e.supp_bdba,
             e.supp_slot,
         ];
+        self.append_parts(
+            &ints,
+            e.supp_fb,
+            [e.before.iter().copied(), e.after.iter().copied(), e.supp_columns.iter().copied()],
+            e.rows.iter().map(|&(slot, columns)| (slot, columns.iter().copied())),
+            [e.ddl_text, e.ddl_schema],
+            e.lob_id,
+            e.lob_page,
+            e.lob_data,
+        );
+    }
+
+    /// Append an event from its parts, for events held in other shapes (the transaction table's):
+    /// the int64 columns but `supp_fb` in schema order, `supp_fb`, the before / after /
+    /// supplemental images, the multi-row rows, the DDL text and schema, the LOB id, page and data.
+    #[allow(clippy::too_many_arguments)]
+    pub fn append_parts<'a, I, C>(
+        &mut self,
+        ints: &[i64; 23],
+        supp_fb: Option<i64>,
+        [before, after, supp_columns]: [I; 3],
+        rows: impl IntoIterator<Item = (i32, C)>,
+        [ddl_text, ddl_schema]: [&str; 2],
+        lob_id: &[u8],
+        lob_page: i64,
+        lob_data: &[u8],
+    ) where
+        I: IntoIterator<Item = (i32, Column<'a>)>,
+        C: IntoIterator<Item = Column<'a>>,
+    {
         for (column, value) in self.ints.iter_mut().zip(ints) {
-            column.push(value);
+            column.push(*value);
         }
-        self.supp_fb.push(e.supp_fb);
-        self.before.push(&e.before);
-        self.after.push(&e.after);
-        self.supp_columns.push(&e.supp_columns);
-        self.rows.push(&e.rows);
-        self.ddl_text.append_value(e.ddl_text);
-        self.ddl_schema.append_value(e.ddl_schema);
-        self.lob_id.append_value(e.lob_id);
-        self.lob_page.push(e.lob_page);
-        self.lob_data.append_value(e.lob_data);
+        self.supp_fb.push(supp_fb);
+        self.before.push(before);
+        self.after.push(after);
+        self.supp_columns.push(supp_columns);
+        self.rows.push(rows);
+        self.ddl_text.append_value(ddl_text);
+        self.ddl_schema.append_value(ddl_schema);
+        self.lob_id.append_value(lob_id);
+        self.lob_page.push(lob_page);
+        self.lob_data.append_value(lob_data);
         self.len += 1;
     }
 

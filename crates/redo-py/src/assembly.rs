@@ -54,6 +54,23 @@ pub struct CommittedTransaction {
     changes: Option<ChangeBuffer>,
 }
 
+impl CommittedTransaction {
+    fn of(t: redo_core::assembly::CommittedTransaction) -> Self {
+        CommittedTransaction {
+            commit_scn: t.commit_scn,
+            commit_time: t.commit_time,
+            thread: t.thread,
+            seq: t.seq,
+            block: t.block,
+            offset: t.offset,
+            begin_scn: t.begin_scn,
+            xid: t.xid,
+            events: t.changes.len(),
+            changes: Some(t.changes),
+        }
+    }
+}
+
 #[pymethods]
 impl CommittedTransaction {
     #[getter]
@@ -133,8 +150,9 @@ impl TransactionTable {
     }
 
     /// Feed a record batch of events (the events schema; other columns ignored) in order; the
-    /// transactions it committed, in commit-event order. Runs without the GIL. An `AssemblyError`
-    /// (raise policy) leaves the events before it fed.
+    /// transactions it committed, in commit-event order. Runs without the GIL. An error (an
+    /// `AssemblyError` under the raise policy) leaves the events before it fed, and carries the
+    /// transactions they committed as its `committed` attribute.
     fn feed_batch(
         &mut self,
         py: Python<'_>,
@@ -142,22 +160,18 @@ impl TransactionTable {
     ) -> PyResult<Vec<CommittedTransaction>> {
         let batch = import_batch(batch)?;
         let inner = &mut self.inner;
-        let committed = py.detach(|| inner.feed_batch(&batch)).map_err(|e| errors::to_py(py, &e))?;
-        Ok(committed
-            .into_iter()
-            .map(|t| CommittedTransaction {
-                commit_scn: t.commit_scn,
-                commit_time: t.commit_time,
-                thread: t.thread,
-                seq: t.seq,
-                block: t.block,
-                offset: t.offset,
-                begin_scn: t.begin_scn,
-                xid: t.xid,
-                events: t.changes.len(),
-                changes: Some(t.changes),
-            })
-            .collect())
+        let mut committed = Vec::new();
+        let result = py.detach(|| inner.feed_batch_into(&batch, &mut committed));
+        let committed: Vec<CommittedTransaction> =
+            committed.into_iter().map(CommittedTransaction::of).collect();
+        match result {
+            Ok(()) => Ok(committed),
+            Err(e) => {
+                let err = errors::to_py(py, &e);
+                err.value(py).setattr("committed", committed)?;
+                Err(err)
+            }
+        }
     }
 
     /// The open and held transactions' events in begin order (begin first, a held one's COMMIT

@@ -131,22 +131,14 @@ def run_rust(
             inputs.append(
                 pa.RecordBatch.from_pylist(list(rows[start : start + chunk]), schema=events_schema())
             )
+
         try:
             for batch in inputs:
-                for txn in table.feed_batch(batch):
-                    changes = [
-                        row for b in txn.batches(max_rows=97) for row in pa.record_batch(b).to_pylist()
-                    ]
-                    assert len(changes) == len(txn)
-                    result.committed.append(
-                        {
-                            "xid": txn.xid,
-                            "order_key": txn.order_key,
-                            "commit_time": txn.commit_time,
-                            "begin_scn": txn.begin_scn,
-                            "changes": changes,
-                        }
-                    )
+                try:
+                    _take(result, table.feed_batch(batch))
+                except RedoError as exc:  # the transactions committed before the error come with it
+                    _take(result, exc.committed)  # type: ignore[attr-defined]
+                    raise
             carried = [pa.record_batch(b) for b in table.carry_out(max_rows=chunk)]
             result.carried = [row for b in carried for row in b.to_pylist()]
         except RedoError as exc:
@@ -155,6 +147,24 @@ def run_rust(
         if result.error:
             break
     return out
+
+
+def _take(result: BatchResult, committed: list[Any]) -> None:
+    """Record the Rust table's committed transactions, their changes read as record batches."""
+    import pyarrow as pa
+
+    for txn in committed:
+        changes = [row for b in txn.batches(max_rows=97) for row in pa.record_batch(b).to_pylist()]
+        assert len(changes) == len(txn)
+        result.committed.append(
+            {
+                "xid": txn.xid,
+                "order_key": txn.order_key,
+                "commit_time": txn.commit_time,
+                "begin_scn": txn.begin_scn,
+                "changes": changes,
+            }
+        )
 
 
 def assert_same(python: list[BatchResult], rust: list[BatchResult]) -> None:

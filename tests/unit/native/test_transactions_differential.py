@@ -377,6 +377,10 @@ def test_raise_policy_names_the_error_with_its_position() -> None:
         "new_xid": "0x0001.002.00000009",
     }
     both([STREAMS["slot_reuse_by_begin"].rows()], policy=ErrorPolicy.RAISE)
+    # what committed before the error in the same record batch comes with it (exc.committed)
+    stream = Stream().begin().change().commit().begin((1, 2, 5)).change(xid=(1, 2, 5)).change(xid=(1, 2, 9))
+    result = both([stream.rows()], policy=ErrorPolicy.RAISE)
+    assert len(result[0].committed) == 1 and result[0].error is not None
 
 
 def test_bad_batches_are_refused() -> None:

@@ -329,6 +329,7 @@ pub struct BufferBatches<B> {
     current: Vec<ChangeEvent>,
     current_at: usize,
     tail_at: usize,
+    consumed: usize,
     done: bool,
 }
 
@@ -341,6 +342,7 @@ impl<B: std::borrow::Borrow<ChangeBuffer>> BufferBatches<B> {
             current: Vec::new(),
             current_at: 0,
             tail_at: 0,
+            consumed: 0,
             done: false,
         }
     }
@@ -351,6 +353,7 @@ impl<B: std::borrow::Borrow<ChangeBuffer>> BufferBatches<B> {
             if let Some(event) = self.current.get(self.current_at) {
                 event.append_to(builder);
                 self.current_at += 1;
+                self.consumed += 1;
                 continue;
             }
             let buffer = self.buffer.borrow();
@@ -364,6 +367,7 @@ impl<B: std::borrow::Borrow<ChangeBuffer>> BufferBatches<B> {
             let Some(event) = buffer.tail.get(self.tail_at) else { return Ok(false) };
             event.append_to(builder);
             self.tail_at += 1;
+            self.consumed += 1;
         }
         Ok(true)
     }
@@ -376,7 +380,9 @@ impl<B: std::borrow::Borrow<ChangeBuffer>> Iterator for BufferBatches<B> {
         if self.done {
             return None;
         }
-        let mut builder = EventBuilder::new();
+        let buffer = self.buffer.borrow();
+        let left = buffer.len().saturating_sub(self.consumed);
+        let mut builder = EventBuilder::with_capacity(left.min(self.max_rows));
         match self.fill(&mut builder) {
             Ok(more) => self.done = !more,
             Err(e) => {

@@ -12,7 +12,7 @@ use arrow_array::{Array, BinaryArray, Int32Array, Int64Array, ListArray, RecordB
 
 use crate::arrow::EventBuilder;
 use crate::error::{Error, Result};
-use crate::events::{kind, row_change_count_of, Event, Image, MultiRows};
+use crate::events::{kind, row_change_count_of};
 use crate::model::Column;
 
 /// `[start, end)` of a value in [`ChangeEvent`]'s byte buffer.
@@ -65,9 +65,9 @@ impl PartialEq for ChangeEvent {
     fn eq(&self, other: &Self) -> bool {
         self.ints() == other.ints()
             && self.supp_fb == other.supp_fb
-            && self.image(&self.before) == other.image(&other.before)
-            && self.image(&self.after) == other.image(&other.after)
-            && self.image(&self.supp_columns) == other.image(&other.supp_columns)
+            && self.image(&self.before).eq(other.image(&other.before))
+            && self.image(&self.after).eq(other.image(&other.after))
+            && self.image(&self.supp_columns).eq(other.image(&other.supp_columns))
             && self.rows.len() == other.rows.len()
             && self.rows.iter().zip(&other.rows).all(|((a, av), (b, bv))| {
                 a == b
@@ -173,55 +173,24 @@ impl ChangeEvent {
         self.kind == kind::LOB
     }
 
-    fn image<'a>(&'a self, image: &HeldImage) -> Image<'a> {
-        image.iter().map(|&(col, value)| (col, value.map(|s| self.bytes(s)))).collect()
+    fn image<'a>(&'a self, image: &'a HeldImage) -> impl Iterator<Item = (i32, Column<'a>)> + 'a {
+        image.iter().map(move |&(col, value)| (col, value.map(|s| self.bytes(s))))
     }
 
     /// Append the event to a builder of `events_schema()` record batches.
     pub fn append_to(&self, builder: &mut EventBuilder) {
-        let row_values: Vec<Vec<Column<'_>>> = self
-            .rows
-            .iter()
-            .map(|(_, values)| values.iter().map(|v| v.map(|s| self.bytes(s))).collect())
-            .collect();
-        let rows: MultiRows<'_> =
-            self.rows.iter().zip(&row_values).map(|((slot, _), values)| (*slot, values.as_slice())).collect();
-        let event = Event {
-            kind: self.kind,
-            usn: self.usn,
-            slot: self.slot,
-            sqn: self.sqn,
-            thread: self.thread,
-            seq: self.seq,
-            block: self.block,
-            offset: self.offset,
-            scn: self.scn,
-            subscn: self.subscn,
-            time: self.time,
-            vector: self.vector,
-            obj: self.obj,
-            dataobj: self.dataobj,
-            undo_op: self.undo_op,
-            redo_op: self.redo_op,
-            bdba: self.bdba,
-            row_slot: self.row_slot,
-            fb: self.fb,
-            undo_fb: self.undo_fb,
-            supp_fb: self.supp_fb,
-            supp_op: self.supp_op,
-            supp_bdba: self.supp_bdba,
-            supp_slot: self.supp_slot,
-            before: self.image(&self.before),
-            after: self.image(&self.after),
-            supp_columns: self.image(&self.supp_columns),
+        let rows =
+            self.rows.iter().map(|(slot, values)| (*slot, values.iter().map(|v| v.map(|s| self.bytes(s)))));
+        builder.append_parts(
+            &self.ints(),
+            self.supp_fb,
+            [self.image(&self.before), self.image(&self.after), self.image(&self.supp_columns)],
             rows,
-            ddl_text: &self.ddl_text,
-            ddl_schema: &self.ddl_schema,
-            lob_id: self.bytes(self.lob_id),
-            lob_page: self.lob_page,
-            lob_data: self.bytes(self.lob_data),
-        };
-        builder.append(&event);
+            [&self.ddl_text, &self.ddl_schema],
+            self.bytes(self.lob_id),
+            self.lob_page,
+            self.bytes(self.lob_data),
+        );
     }
 }
 
@@ -267,6 +236,15 @@ fn binary_at(array: &BinaryArray, i: usize) -> Option<&[u8]> {
     (i < array.len() && array.is_valid(i)).then(|| array.value(i))
 }
 
+/// Bytes of the values `range` of a binary array (for reserving them at once).
+fn binary_bytes(array: &BinaryArray, range: std::ops::Range<usize>) -> usize {
+    let offsets = array.value_offsets();
+    match (offsets.get(range.start), offsets.get(range.end)) {
+        (Some(&a), Some(&b)) if b >= a => (b - a) as usize,
+        _ => 0,
+    }
+}
+
 /// The `[start, end)` item range of list entry `i` (empty for NULL or a row outside the list).
 fn list_range(list: &ListArray, i: usize) -> std::ops::Range<usize> {
     if i >= list.len() || list.is_null(i) {
@@ -298,6 +276,10 @@ impl<'a> ImageColumn<'a> {
         Ok(ImageColumn { list, cols, values })
     }
 
+    fn bytes(&self, i: usize) -> usize {
+        binary_bytes(self.values, list_range(self.list, i))
+    }
+
     fn read(&self, i: usize, event: &mut ChangeEvent) -> HeldImage {
         list_range(self.list, i)
             .map(|j| {
@@ -326,6 +308,16 @@ impl<'a> RowsColumn<'a> {
         let values = rows.column_by_name("values").and_then(|c| c.as_list_opt::<i32>()).ok_or_else(wrong)?;
         let items = values.values().as_binary_opt::<i32>().ok_or_else(wrong)?;
         Ok(RowsColumn { list, slots, values, items })
+    }
+
+    fn bytes(&self, i: usize) -> usize {
+        let rows = list_range(self.list, i);
+        if rows.is_empty() {
+            return 0;
+        }
+        let first = list_range(self.values, rows.start).start;
+        let last = list_range(self.values, rows.end - 1).end;
+        binary_bytes(self.items, first..last.max(first))
     }
 
     fn read(&self, i: usize, event: &mut ChangeEvent) -> Vec<(i32, Vec<Option<Span>>)> {
@@ -439,6 +431,16 @@ impl<'a> EventColumns<'a> {
             lob_page: int_at(self.lob_page, i).unwrap_or(0),
             ..Default::default()
         };
+        let lob_id = binary_at(self.lob_id, i).unwrap_or_default();
+        let lob_data = binary_at(self.lob_data, i).unwrap_or_default();
+        e.data.reserve_exact(
+            self.before.bytes(i)
+                + self.after.bytes(i)
+                + self.supp_columns.bytes(i)
+                + self.rows.bytes(i)
+                + lob_id.len()
+                + lob_data.len(),
+        );
         e.before = self.before.read(i, &mut e);
         e.after = self.after.read(i, &mut e);
         e.supp_columns = self.supp_columns.read(i, &mut e);
@@ -452,9 +454,7 @@ impl<'a> EventColumns<'a> {
         };
         e.ddl_text = text(self.ddl_text);
         e.ddl_schema = text(self.ddl_schema);
-        let lob_id = binary_at(self.lob_id, i).unwrap_or_default();
         e.lob_id = e.push_bytes(lob_id);
-        let lob_data = binary_at(self.lob_data, i).unwrap_or_default();
         e.lob_data = e.push_bytes(lob_data);
         e
     }

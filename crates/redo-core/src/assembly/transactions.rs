@@ -263,17 +263,29 @@ impl TransactionTable {
     }
 
     /// Feed every row of an events record batch in order; the transactions committed, in the
-    /// order their commits came. On an error (raise policy, or an unusable batch) the events
-    /// before it have been fed.
+    /// order their commits came. On an error (raise policy, or an unusable batch) the transactions
+    /// committed before it are lost: use [`Self::feed_batch_into`] to keep them.
     pub fn feed_batch(&mut self, batch: &RecordBatch) -> Result<Vec<CommittedTransaction>> {
-        let columns = EventColumns::new(batch)?;
         let mut out = Vec::new();
+        self.feed_batch_into(batch, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Self::feed_batch`], the committed transactions appended to `out` as they come, so that on
+    /// an error `out` holds those committed by the events before it (as a Python caller of `feed`
+    /// has them).
+    pub fn feed_batch_into(
+        &mut self,
+        batch: &RecordBatch,
+        out: &mut Vec<CommittedTransaction>,
+    ) -> Result<()> {
+        let columns = EventColumns::new(batch)?;
         for i in 0..columns.len() {
             if let Some(txn) = self.feed(columns.event(i))? {
                 out.push(txn);
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// One transition (the table at the top of this file).

@@ -1,0 +1,132 @@
+"""The transaction table: Python ``assembly.transactions.TransactionTable`` against the Rust core's
+(``redo_lib._native.TransactionTable``, issue 16), on the same generated workload in one run.
+
+    .venv/bin/python bench/bench_assembly.py [--mb 32] [--seed 16] [--repeat 3] [--memory-limit 50000]
+
+The workload (``random_scenario(seed, size=...)``: the generator's mix of inserts, updates,
+deletes, array and direct-path inserts, savepoints, rollbacks, LOBs, one or two threads) is generated
+into a temporary folder and decoded once up front by the Rust core into record batches of the events
+schema, put in redo order (threads merged by SCN). Then only the table is timed, in CPU seconds of
+the process (the core runs on the calling thread): every event fed, every committed transaction's
+changes read back (Python: iterated; Rust: pulled as record batches), the open transactions
+carried out. Python is fed ``ChangeEvent`` values made before timing (``python``), Rust the record batches
+(8,192 events each), which it reads into its own events and writes back as record batches. As the
+assemble stage holds the events as record batches, ``python from arrow`` also times what Python
+needs to get its events from them (``to_pylist`` and ``event_from_row``, as ``batches._assembled``).
+Throughput is events per CPU-second and MB of redo (the logs' bytes) per CPU-second; the best of
+``--repeat`` runs. Both tables' counters must agree, or the run stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from redo_lib.assembly.transactions import TransactionTable  # noqa: E402
+from redo_lib.batches import event_from_row  # noqa: E402
+from redo_lib.native import native  # noqa: E402
+from redo_lib.pipeline import decode_range_arrow  # noqa: E402
+from redo_lib.synth import generate, random_scenario  # noqa: E402
+
+
+def workload(mb: int, seed: int, folder: Path) -> tuple[Any, int]:
+    """The workload's events as one pyarrow table in redo order, and the logs' size in bytes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    result = generate(random_scenario(seed, size=mb << 20), folder, record_steps=False)
+    table = pa.Table.from_batches([b for log in result.logs for b in decode_range_arrow(str(log))])
+    order = pc.sort_indices(
+        table,
+        sort_keys=[(k, "ascending") for k in ("scn", "subscn", "thread", "seq", "block", "offset", "vector")],
+    )
+    return table.take(order), result.log_bytes
+
+
+def run_python(events: list[Any], memory_limit: int) -> tuple[float, dict[str, int]]:
+    start = time.process_time()
+    table = TransactionTable(memory_limit=memory_limit)
+    for event in events:
+        txn = table.feed(event)
+        if txn is not None:
+            for _ in txn.changes:
+                pass
+            txn.changes.close()
+    for _ in table.carry_out():
+        pass
+    elapsed = time.process_time() - start
+    for entry in table._open.values():
+        entry.buffer.close()
+    return elapsed, dict(table.counters)
+
+
+def run_python_from_arrow(batches: list[Any], memory_limit: int) -> tuple[float, dict[str, int]]:
+    start = time.process_time()
+    events = [event_from_row(row) for batch in batches for row in batch.to_pylist()]
+    elapsed, counters = run_python(events, memory_limit)
+    return time.process_time() - start, counters
+
+
+def run_rust(batches: list[Any], memory_limit: int) -> tuple[float, dict[str, int]]:
+    start = time.process_time()
+    table = native.TransactionTable(memory_limit=memory_limit)
+    for batch in batches:
+        for txn in table.feed_batch(batch):
+            for _ in txn.batches(max_rows=8192):
+                pass
+    table.carry_out()
+    return time.process_time() - start, dict(table.counters)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--mb", type=int, default=32, help="workload size (MB of redo logs)")
+    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--memory-limit", type=int, default=50_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-assembly-") as tmp:
+        t0 = time.perf_counter()
+        table, log_bytes = workload(args.mb, args.seed, Path(tmp))
+        batches = table.to_batches(max_chunksize=8192)
+        events = [event_from_row(row) for row in table.to_pylist()]
+        print(
+            f"workload: seed {args.seed}, {log_bytes / 1e6:.1f} MB of redo, {len(events):,} events "
+            f"(generated and decoded in {time.perf_counter() - t0:.0f} s)"
+        )
+        results: dict[str, float] = {}
+        counters: dict[str, dict[str, int]] = {}
+        runs = (
+            ("python", run_python, events),
+            ("python from arrow", run_python_from_arrow, batches),
+            ("rust", run_rust, batches),
+        )
+        for name, run, data in runs:
+            times = []
+            for _ in range(args.repeat):
+                elapsed, counters[name] = run(data, args.memory_limit)
+                times.append(elapsed)
+            results[name] = min(times)
+        if not counters["python"] == counters["python from arrow"] == counters["rust"]:
+            raise SystemExit(f"the tables disagree: {counters}")
+        print(f"counters: {counters['rust']}")
+        print(f"{'table':18} {'CPU s':>8} {'events/s':>14} {'MB redo/s':>10}")
+        for name, seconds in results.items():
+            print(
+                f"{name:18} {seconds:8.3f} {len(events) / seconds:14,.0f} {log_bytes / 1e6 / seconds:10.1f}"
+            )
+        for name in ("python", "python from arrow"):
+            print(f"rust against {name}: {results[name] / results['rust']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
