@@ -1,7 +1,12 @@
 """The transaction table: Python ``assembly.transactions.TransactionTable`` against the Rust core's
 (``redo_lib._native.TransactionTable``, issue 16), on the same generated workload in one run.
 
-    .venv/bin/python bench/bench_assembly.py [--mb 32] [--seed 16] [--repeat 3] [--memory-limit 50000]
+    .venv/bin/python bench/bench_assembly.py [--mb 32] [--seed 16] [--repeat 3] [--memory-limit 50000] [--dump FILE]
+
+``--dump FILE`` also writes the workload's events (an Arrow IPC file, redo order, the logs' size in
+its metadata) for the core alone, without Python and without Arrow out (``crates/redo-core/tests/
+assembly_rate.rs``): ``cd crates && REDO_ASSEMBLY_EVENTS=FILE cargo test --release -p redo-core
+--test assembly_rate -- --ignored --nocapture``.
 
 The workload (``random_scenario(seed, size=...)``: the generator's mix of inserts, updates,
 deletes, array and direct-path inserts, savepoints, rollbacks, LOBs, one or two threads) is generated
@@ -93,11 +98,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memory-limit", type=int, default=50_000)
+    parser.add_argument("--dump", type=Path, help="also write the events here (Arrow IPC file)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-assembly-") as tmp:
         t0 = time.perf_counter()
         table, log_bytes = workload(args.mb, args.seed, Path(tmp))
         batches = table.to_batches(max_chunksize=8192)
+        if args.dump:
+            import pyarrow as pa
+
+            schema = table.schema.with_metadata({"log_bytes": str(log_bytes)})
+            with pa.OSFile(str(args.dump), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
+                writer.write_table(table.replace_schema_metadata(schema.metadata), max_chunksize=8192)
         events = [event_from_row(row) for row in table.to_pylist()]
         print(
             f"workload: seed {args.seed}, {log_bytes / 1e6:.1f} MB of redo, {len(events):,} events "
