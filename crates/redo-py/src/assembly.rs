@@ -187,10 +187,9 @@ impl TransactionTable {
         self.inner.len()
     }
 
-    /// Held transactions (their commit at or above `hold_from`).
-    #[getter]
-    fn held(&self) -> usize {
-        self.inner.held()
+    /// The held transactions' xids (their commit at or above `hold_from`), sorted.
+    fn held_xids<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        self.inner.held_xids().into_iter().map(|x| xid(py, x)).collect()
     }
 
     fn open_xids<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {

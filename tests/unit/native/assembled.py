@@ -34,6 +34,7 @@ class BatchResult:
     orphaned: dict[tuple[int, str], int] = field(default_factory=dict)
     issues: list[tuple[Any, ...]] = field(default_factory=list)
     open: int = 0
+    held: list[Any] = field(default_factory=list)
     error: tuple[Any, ...] | None = None
 
 
@@ -47,6 +48,8 @@ def _state(result: BatchResult, table: Any) -> None:
     result.orphaned = dict(table.orphaned)
     result.issues = list(table.issues)
     result.open = len(table)
+    if PYTHON_HOLDS:
+        result.held = list(table.held_xids())
 
 
 def _options(hold_from: int | None) -> dict[str, Any]:
@@ -96,7 +99,7 @@ def run_python(
 def _close(table: TransactionTable) -> None:
     """Close the spill files of the transactions a Python table still holds (the table has no
     close of its own; left to the garbage collector they are ResourceWarnings)."""
-    for entry in table._open.values():
+    for entry in [*table._open.values(), *getattr(table, "_held", ())]:
         entry.buffer.close()
 
 
@@ -186,6 +189,7 @@ def assert_same(python: list[BatchResult], rust: list[BatchResult]) -> None:
         assert p.orphaned == r.orphaned, where
         assert p.issues == r.issues, where
         assert p.open == r.open, where
+        assert p.held == r.held, where
 
 
 def split(rows: Sequence[dict[str, Any]], cuts: Sequence[int]) -> list[list[dict[str, Any]]]:

@@ -179,6 +179,7 @@ class Stream:
         usn, slot, sqn = xid
         fields.setdefault("scn", 1000 + n)
         fields.setdefault("thread", 1)
+        fields.setdefault("block", 2 + n)
         self.events.append(
             ChangeEvent(
                 kind=kind,
@@ -186,7 +187,6 @@ class Stream:
                 slot=slot,
                 sqn=sqn,
                 seq=7,
-                block=2 + n,
                 offset=16,
                 subscn=0,
                 time=T0 + dt.timedelta(seconds=n),
@@ -364,6 +364,17 @@ def test_held_commit() -> None:
     assert [t["xid"].sqn for t in result[1].committed] == [3, 5]
     both([rows, [], []], hold_from=[6000, 6002, None])
     both([rows, []], hold_from=[0, None], memory_limit=2)
+    # begins at the same position: carried out open ones first (insertion order), then held ones
+    same = {"scn": 900, "block": 1}
+    stream = (
+        Stream().begin((1, 1, 1), **same).begin((2, 2, 2), **same).begin((3, 3, 3), **same)
+        .begin((4, 4, 4), **same).commit((3, 3, 3), scn=7000).commit((1, 1, 1), scn=7001)
+        .begin((1, 1, 2), **same).begin((2, 2, 9), **same).begin((2, 2, 2), **same)
+    )  # fmt: skip
+    result = both([stream.rows(), []], hold_from=[7000, None])
+    assert [(e["usn"], e["sqn"]) for e in result[0].carried if e["kind"] == EventKind.BEGIN] == [
+        (2, 2), (4, 4), (1, 2), (3, 3), (1, 1)
+    ]  # fmt: skip
 
 
 def test_raise_policy_names_the_error_with_its_position() -> None:

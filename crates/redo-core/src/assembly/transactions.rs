@@ -230,6 +230,13 @@ impl TransactionTable {
         self.held.len()
     }
 
+    /// The held transactions' xids, sorted.
+    pub fn held_xids(&self) -> Vec<Xid> {
+        let mut xids: Vec<Xid> = self.held.iter().map(|h| Xid::of(&h.open.begin)).collect();
+        xids.sort();
+        xids
+    }
+
     /// The open transactions' xids, sorted.
     pub fn open_xids(&self) -> Vec<Xid> {
         let mut xids: Vec<Xid> = self.open.values().map(|o| Xid::of(&o.begin)).collect();
@@ -448,9 +455,12 @@ impl TransactionTable {
     /// `events_schema()` of at most `max_rows` rows. The table is unchanged.
     pub fn carry_out(&self, max_rows: usize) -> Result<Vec<RecordBatch>> {
         let max_rows = max_rows.max(1);
-        let mut entries: Vec<(&Open, Option<&ChangeEvent>)> = self.open.values().map(|o| (o, None)).collect();
-        entries.extend(self.held.iter().map(|h| (&h.open, Some(&h.commit))));
-        entries.sort_by_key(|e| (e.0.begin.sort_key(), e.0.order));
+        // Python sorts `[*open (dict order), *held (hold order)]` by begin position, stably: on
+        // equal positions open ones come first, in insertion order, then held ones as held
+        let mut entries: Vec<(&Open, Option<&ChangeEvent>, (u8, u64))> =
+            self.open.values().map(|o| (o, None, (0, o.order))).collect();
+        entries.extend(self.held.iter().zip(0u64..).map(|(h, i)| (&h.open, Some(&h.commit), (1, i))));
+        entries.sort_by_key(|e| (e.0.begin.sort_key(), e.2));
         let mut out = Vec::new();
         let mut builder = EventBuilder::new();
         let mut push = |builder: &mut EventBuilder, event: &ChangeEvent| -> Result<()> {
@@ -460,7 +470,7 @@ impl TransactionTable {
             }
             Ok(())
         };
-        for (entry, commit) in entries {
+        for (entry, commit, _) in entries {
             push(&mut builder, &entry.begin)?;
             entry.buffer.for_each(|event| push(&mut builder, event))?;
             if let Some(commit) = commit {
