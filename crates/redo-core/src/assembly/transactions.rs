@@ -691,4 +691,45 @@ mod tests {
         }
         assert_eq!((counter(&t, "commit_without_begin"), t.issues.len()), (1_500, MAX_ISSUES));
     }
+
+    #[test]
+    fn random_streams_never_panic() {
+        // bounded fuzz: any kind (valid or not), few keys, any op, both policies, spilling
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n) as i64
+        };
+        const OPS: [i64; 8] = [0, 0x0B02, 0x0B03, 0x0B05, 0x0B0B, 0x0B0C, 0x0B10, 0x1A02];
+        for round in 0..300 {
+            let policy = if round % 2 == 0 { Policy::Skip } else { Policy::Raise };
+            let hold_from = (round % 3 == 0).then_some(150);
+            let mut t = table(TableOptions {
+                memory_limit: 2,
+                memory_bytes: 64,
+                policy,
+                hold_from,
+                ..Default::default()
+            });
+            for n in 0..(next(80) + 1) {
+                let mut e = ev(next(9), (next(2), next(2), next(5) - 1), n);
+                e.redo_op = OPS[next(8) as usize];
+                e.obj = next(3);
+                e.scn = 100 + next(100);
+                e.supp_fb = [None, Some(0x0C), Some(0x80)][next(3) as usize];
+                let data = e.push_bytes(&[n as u8; 40]);
+                e.after = vec![(0, Some(data)), (1, None)];
+                e.rows = vec![(0, vec![Some(data)]); next(3) as usize];
+                if let Ok(Some(txn)) = t.feed(e) {
+                    let len = txn.changes.len();
+                    let rows: Result<usize> =
+                        txn.changes.into_batches(3).map(|b| b.map(|b| b.num_rows())).sum();
+                    assert_eq!(rows.ok(), Some(len));
+                }
+            }
+            assert!(t.carry_out(5).is_ok());
+        }
+    }
 }
