@@ -240,7 +240,7 @@ fn binary_at(array: &BinaryArray, i: usize) -> Option<&[u8]> {
 fn binary_bytes(array: &BinaryArray, range: std::ops::Range<usize>) -> usize {
     let offsets = array.value_offsets();
     match (offsets.get(range.start), offsets.get(range.end)) {
-        (Some(&a), Some(&b)) if b >= a => (b - a) as usize,
+        (Some(&a), Some(&b)) => usize::try_from(i64::from(b) - i64::from(a)).unwrap_or(0),
         _ => 0,
     }
 }
