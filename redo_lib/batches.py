@@ -78,6 +78,10 @@ class Manifest:
     # the capture scope, "OWNER" / "OWNER.TABLE" entries (None: every table of the dictionary);
     # trail.emit.capture_options turns it into the emitter's options
     capture: tuple[str, ...] | None = None
+    # the SCN below which the batch has every thread's redo (discovery/plans.py); transactions that
+    # commit at or above it are carried to the next batch (assembly/transactions.py, held commits).
+    # None: no limit (one thread, or logs given by hand)
+    watermark_scn: int | None = None
 
     def to_json(self) -> str:
         doc = asdict(self)
@@ -132,6 +136,7 @@ def load_manifest(batch_dir: str | os.PathLike[str]) -> Manifest:
             batch_id=doc["batch_id"], logs=logs, dictionary=doc.get("dictionary"),
             previous_batch=doc.get("previous_batch"), carried_in=doc.get("carried_in"),
             capture=tuple(capture) if capture is not None else None,
+            watermark_scn=doc.get("watermark_scn"),
         )  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LogSetError(f"cannot read the batch manifest: {exc}", position=Position(file=location)) from exc
@@ -379,10 +384,11 @@ def _assembled(
     memory_limit: int,
     resetlogs_id: int | None,
     result: dict[str, Any],
+    hold_from: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Trail rows with their commit-order key; once exhausted, ``result`` holds ``carried_out`` (the
     open transactions' events) and ``counts`` (the partition's reconciliation counts)."""
-    table = TransactionTable(memory_limit=memory_limit)
+    table = TransactionTable(memory_limit=memory_limit, hold_from=hold_from)
     emitter = TrailEmitter(dictionary=dictionary_at(dictionary), options=EmitOptions(**(options or {})))
     decoded: Counter[tuple[int, str]] = Counter()
     carried_in: Counter[tuple[int, str]] = Counter()
@@ -420,6 +426,7 @@ def assemble_partition(
     options: dict[str, Any] | None = None,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     resetlogs_id: int | None = None,
+    hold_from: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run transaction assembly over one partition's events (whole (usn, slot) groups, in redo order,
     carried-in events first) and yield trail rows with their commit-order key: the single-process
@@ -428,7 +435,7 @@ def assemble_partition(
     Side outputs, named by the partition index: ``open/part-<index>.parquet`` (the open transactions
     carried out) and ``counts/part-<index>.json`` (this partition's reconciliation counts)."""
     result: dict[str, Any] = {}
-    yield from _assembled(rows, dictionary, options, memory_limit, resetlogs_id, result)
+    yield from _assembled(rows, dictionary, options, memory_limit, resetlogs_id, result, hold_from)
     write_events(result["carried_out"], Path(batch_dir) / "open" / f"part-{index:05d}.parquet")
     counts_dir = Path(batch_dir) / "counts"
     counts_dir.mkdir(parents=True, exist_ok=True)
@@ -493,6 +500,7 @@ def assemble_arrow(
     resetlogs_id: int | None = None,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     chunk: int = 8192,
+    hold_from: int | None = None,
 ) -> Iterator[Any]:
     """Transaction assembly for Spark's ``mapInArrow``: event record batches in (one partition), record
     batches of ``assembled_schema()`` out, ``chunk`` rows at a time: the trail rows, then the open
@@ -505,7 +513,7 @@ def assemble_arrow(
     rows = (row for batch in batches for row in batch.to_pylist())
     result: dict[str, Any] = {}
     out: list[dict[str, Any]] = []
-    for row in _assembled(rows, dictionary, options, memory_limit, resetlogs_id, result):
+    for row in _assembled(rows, dictionary, options, memory_limit, resetlogs_id, result, hold_from):
         row.update(zip(ORDER_FIELDS, row.pop("order_key"), strict=True), batch_id=batch_id, output="trail")
         out.append(row)
         if len(out) >= chunk:

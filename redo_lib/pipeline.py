@@ -16,6 +16,7 @@ Layer "top": may import everything.
 from __future__ import annotations
 
 import heapq
+import itertools
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -299,6 +300,8 @@ def reconcile(
             "emitted": emitter.counters.get("transactions", 0),
             "rolled_back": table.counters.get("rolled_back", 0),
             "open_carried_out": sum(1 for e in open_events if e.kind is EventKind.BEGIN),
+            # of those, committed at or above the batch's watermark: emitted by the next batch
+            "held_carried_out": table.counters.get("held", 0),
         },
         "unknown_objects": {str(k): v for k, v in sorted(emitter.unknown_objects.items())},
         "unknown_in_scope": {
@@ -314,7 +317,9 @@ def reconcile(
         # never dropped silently: docs/lobs.md)
         "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")},
         "issues": {
-            k: v for k, v in sorted(table.counters.items()) if k not in ("begun", "committed", "rolled_back")
+            k: v
+            for k, v in sorted(table.counters.items())
+            if k not in ("begun", "committed", "rolled_back", "held")
         },
     }
 
@@ -389,8 +394,11 @@ def decode_logs(
     options: EmitOptions | None = None,
     policy: ErrorPolicy = ErrorPolicy.RAISE,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    hold_from: int | None = None,
 ) -> DecodeResult:
-    """Decode a batch of archived logs in one process: the reference for the Spark stages."""
+    """Decode a batch of archived logs in one process: the reference for the Spark stages.
+    ``hold_from``: the batch's watermark SCN (``Manifest.watermark_scn``): transactions committing at
+    or above it are carried out, not emitted (``TransactionTable``)."""
     if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
         dictionary = load_dictionary(Path(dictionary))
     refs = describe_logs(locations)
@@ -403,6 +411,7 @@ def decode_logs(
         policy=policy,
         memory_limit=memory_limit,
         report=report,
+        hold_from=hold_from,
     )
 
 
@@ -415,19 +424,22 @@ def assemble_and_emit(
     policy: ErrorPolicy = ErrorPolicy.RAISE,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     report: DecodeReport | None = None,
+    hold_from: int | None = None,
 ) -> DecodeResult:
     """Events in redo order (from binary logs or dump text) -> committed transactions -> trail."""
     carried = list(carried)
     carried_in = count_row_changes(carried)
-    table = TransactionTable(carried, memory_limit=memory_limit, policy=policy)
+    table = TransactionTable(memory_limit=memory_limit, policy=policy, hold_from=hold_from)
     emitter = TrailEmitter(dictionary=dictionary, options=options or EmitOptions())
     decoded: Counter[tuple[int, str]] = Counter()
     emitted: list[tuple[tuple[int, int, int, int, int], list[TrailRecord]]] = []
     # Each transaction is emitted (and its spill file released) at its commit; the batch's trail is
     # then put in commit order (contract rule 6: commit SCN, thread, commit record position), which
     # can differ from redo order where records of one LWN are not in SCN order.
-    for event in events:
-        count_row_change(decoded, event)
+    # carried events first (a held transaction's commit among them commits here), then the batch's
+    for event, new in itertools.chain(((e, False) for e in carried), ((e, True) for e in events)):
+        if new:
+            count_row_change(decoded, event)
         txn = table.feed(event)
         if txn is not None:
             emitted.append((txn.order_key, emitter.emit(txn)))

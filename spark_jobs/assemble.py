@@ -126,11 +126,13 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         .sortWithinPartitions(*SORT)
     )
 
-    # DDL first (a few rows, on the driver): every partition must see the same dictionary versions
-    ddl_rows = [
-        r.asDict(recursive=True)
-        for r in events.filter(F.col("kind") == int(EventKind.DDL)).orderBy(*SORT[2:]).collect()
-    ]
+    # DDL first (a few rows, on the driver): every partition must see the same dictionary versions.
+    # Only DDL below the watermark: another thread's DDL at a lower SCN may still come in the next
+    # batch, which meets these again (carried with their held or open transaction)
+    ddl = events.filter(F.col("kind") == int(EventKind.DDL))
+    if manifest.watermark_scn is not None:
+        ddl = ddl.filter(F.col("scn") < manifest.watermark_scn)
+    ddl_rows = [r.asDict(recursive=True) for r in ddl.orderBy(*SORT[2:]).collect()]
     for row in ddl_rows:
         row.pop("carried", None)
     start, source = starting_dictionary(batch, manifest)
@@ -142,10 +144,15 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     batch_id = manifest.batch_id
     # one incarnation per batch (the planner never mixes them): names every commit's log
     resetlogs_id = manifest.logs[0].resetlogs_id if manifest.logs else None
+    # RAC: transactions committing at or above the watermark wait for the next batch, which has the
+    # other threads' redo up to them (global commit order across batches, docs/pipeline-contract.md)
+    hold_from = manifest.watermark_scn
 
     @carry_errors  # an assembly error reaches the driver with its position (failure.json)
     def assemble(batches: Iterator[Any]) -> Iterator[Any]:
-        return assemble_arrow(batches, dictionary, options, batch_id=batch_id, resetlogs_id=resetlogs_id)
+        return assemble_arrow(
+            batches, dictionary, options, batch_id=batch_id, resetlogs_id=resetlogs_id, hold_from=hold_from
+        )
 
     # 1. assembly per partition, Arrow in and out; materialised once as Parquet (every output of a
     #    partition, trail rows, open transactions and counts, is produced exactly once)
@@ -186,10 +193,12 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     counts = {"batch_id": batch_id, **merge_counts(parts), "ddl": ddl_counts, "ddl_problems": ddl_problems,
               "dictionary": dictionary, "dictionary_source": source}  # fmt: skip
     batch.write_text(json.dumps(counts, indent=2, sort_keys=True), "counts.json")
+    txns = counts.get("transactions", {})
+    held = f" ({txns.get('held_carried_out', 0)} of them committed at or above SCN {hold_from})"
     print(
-        f"assemble {batch_id}: {counts.get('transactions', {}).get('emitted', 0)} transactions, "
+        f"assemble {batch_id}: {txns.get('emitted', 0)} transactions, "
         f"{sum(sum(ops.values()) for ops in counts.get('trail', {}).values())} trail records, "
-        f"{counts.get('transactions', {}).get('open_carried_out', 0)} open transactions carried out"
+        f"{txns.get('open_carried_out', 0)} open transactions carried out{held if hold_from else ''}"
     )
     return 0
 

@@ -8,8 +8,9 @@ Spark writes the tables itself (Iceberg through the session catalog ``redotrail`
    the newest: ``replayed_changes``) are folded over the rows the mirror holds for the affected keys
    (a join against the mirror, ``mirror.fold``): per key, the final row or a delete, computed once
    before any commit (a local checkpoint: the MERGE's source does not read its own target).
-2. The changelog commits once: ``MERGE INTO`` adds the batch's trail rows and removes the rows of the
-   logs the batch covers and of its earlier runs (the first publish creates the table with its rows).
+2. The changelog commits once: ``MERGE INTO`` adds the batch's trail rows and removes the rows the
+   batch owns (``tables.Ownership``: its logs below its watermark, the held transactions it emits) and
+   those of its earlier runs (the first publish creates the table with its rows).
 3. Each mirror commits once: ``MERGE INTO`` of its folded rows (delete, update, insert).
 4. ``<batch>/PUBLISHED`` is written last, with each table's snapshot id (Iceberg) or version (Delta).
 
@@ -63,7 +64,7 @@ from spark_jobs.common import (
     ship_module,
     spark_warehouse,
 )
-from spark_jobs.tables import CHANGELOG, DeltaStore, IcebergStore, Store, table_name, widens
+from spark_jobs.tables import CHANGELOG, DeltaStore, IcebergStore, Ownership, Store, table_name, widens
 
 EXIT_REFUSED = 3
 
@@ -172,7 +173,7 @@ class MirrorPlan:
 
 
 def replayed_changes(
-    spark: Any, changed: Any, store: Store, commit_logs: list[str], batch_id: str, keep: list[Any]
+    spark: Any, changed: Any, store: Store, owned: Ownership, batch_id: str, keep: list[Any]
 ) -> Any:
     """The changes published after this batch's first commit to the keys it touches (None if none).
 
@@ -197,9 +198,7 @@ def replayed_changes(
         wanted_tables = wanted_tables | (
             (F.coalesce(F.col("owner"), F.lit("")) == owner) & (F.col("table") == table)
         )
-    replaced = F.coalesce(F.col("batch_id") == batch_id, F.lit(False))
-    if commit_logs:
-        replaced = replaced | F.coalesce(F.col("commit_log").isin(sorted(commit_logs)), F.lit(False))
+    replaced = F.coalesce(F.col("batch_id") == batch_id, F.lit(False)) | owned.condition()
     rows = changelog.where((F.col("commit_scn") >= int(floor)) & wanted_tables & ~replaced)
     later = mirror.changes(rows).cache()
     keep.append(later)
@@ -229,7 +228,7 @@ def replayed_changes(
 
 def fold_mirrors(
     spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str,
-    commit_logs: list[str], keep: list[Any], types: dict[str, dict[str, str]] | None = None,
+    owned: Ownership, keep: list[Any], types: dict[str, dict[str, str]] | None = None,
     schema: SchemaPlan | None = None,
 ) -> list[MirrorPlan]:  # fmt: skip
     """Fold the batch (and the later changes of its keys) over the rows each pending mirror holds
@@ -245,7 +244,7 @@ def fold_mirrors(
     )
     for source, scn in schema.truncated.items():  # a TRUNCATE ends what came before it
         changed = changed.where((F.col("source_table") != source) | (F.col("commit_scn") > scn))
-    later = replayed_changes(spark, changed, store, commit_logs, batch_id, keep)
+    later = replayed_changes(spark, changed, store, owned, batch_id, keep)
     if later is not None:
         changed = changed.unionByName(later.where(F.col("source_table").isin(list(sources))))
     keyed = {**{s: k for s, k in schema.keys.items() if s in sources}, **mirror.key_columns(changed)}
@@ -455,6 +454,18 @@ def mirror_types(history: Any, number_as_string: Sequence[str]) -> dict[str, dic
     return table_types(history, number_as_string=number_as_string) if history is not None else {}
 
 
+def ownership(manifest: dict[str, Any], commit_logs: list[str], trail: Any) -> Ownership:
+    """The changelog rows this batch's publish replaces (``tables.Ownership``): its logs below its
+    watermark, and the held transactions it emits (rows of earlier batches' logs)."""
+    from pyspark.sql import functions as F
+
+    held = trail.where(~F.col("commit_log").isin(commit_logs)).groupBy("commit_log").agg(F.min("commit_scn"))
+    return Ownership(
+        logs=tuple(commit_logs), watermark=manifest.get("watermark_scn"),
+        held={r[0]: r[1] for r in held.collect() if r[0] is not None},
+    )  # fmt: skip
+
+
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     args = parse_args(argv)
     published: list[str] = []  # the tables committed before a failure
@@ -491,6 +502,7 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
     trail = read_trail(session, batch.spark_uri("trail")).cache()
     keep: list[Any] = [trail]  # cached frames, unpersisted at the end
     try:
+        owned = ownership(manifest, commit_logs, trail)
         rows = trail.where(mirror.APPLIED).select(F.expr(mirror.SOURCE_TABLE)).distinct().collect()
         sources = {r[0]: table_name(r[0]) for r in rows}
         # the batch's DDL (a few records): mirrors follow the source's schema (docs/tables.md)
@@ -512,14 +524,14 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             for line in [*change.get("applied", []), *change.get("refused", []), *change.get("notes", [])]:
                 print(f"publish {batch_id}: {name}: {line}")
         plans = (
-            fold_mirrors(session, trail, store, pending, batch_id, commit_logs, keep, types, schema)
+            fold_mirrors(session, trail, store, pending, batch_id, owned, keep, types, schema)
             if pending
             else []
         )
         fault("publish-staged")
         if changelog_pending:
             rows_out = changelog_rows(trail, batch_id, commit_date=store.format == "delta")
-            store.commit_changelog(rows_out, batch_id, publication=publication, commit_logs=commit_logs)
+            store.commit_changelog(rows_out, batch_id, publication=publication, owned=owned)
             published.append(CHANGELOG)
         fault("publish-changelog")
         for plan in plans:

@@ -15,9 +15,9 @@ publishes again; Delta would also skip a commit of a recorded application transa
 
 Each table changes in one commit: the first publish creates the table with its rows (Iceberg: an
 atomic create-as-select; Delta: version 0), later ones run one ``MERGE INTO``. The changelog replaces
-the rows of the logs a batch covers (``commit_log``) and of the batch's earlier runs, so whatever
-ranges earlier batches took, each committed change is held once, with the id of the batch that
-published it last. A mirror merges the batch's net change per key (``mirror.fold``): delete, update
+the rows a batch owns (``Ownership``: by ``commit_log`` and commit SCN against its watermark) and the
+rows of its earlier runs, so whatever ranges earlier batches took, each committed change is held
+once, with the id of the batch that published it last. A mirror merges the batch's net change per key (``mirror.fold``): delete, update
 every column, or insert. A column a mirror lacks is added first (``ALTER TABLE ADD COLUMNS``, a
 metadata change: a run killed right after it leaves the rows as they were, with an all-null column;
 Delta: an empty append with ``mergeSchema``).
@@ -31,7 +31,8 @@ import re
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol, final
 
 PROP_BATCH = "redotrail.batch_id"
 PROP_PUBLICATION = "redotrail.publication"
@@ -50,6 +51,48 @@ ICEBERG_SNAPSHOT = "spark.sql.iceberg.snapshot-property."
 DELTA_TXN_APP = "spark.databricks.delta.write.txnAppId"
 DELTA_TXN_VERSION = "spark.databricks.delta.write.txnVersion"
 DELTA_USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
+
+
+NO_LIMIT = (1 << 63) - 1  # an SCN above every SCN (the changelog's commit_scn is a long)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ownership:
+    """The changelog rows a batch owns, that its publish replaces (docs/pipeline-contract.md): the
+    commits in the logs it covers below its watermark (``logs``), and the held transactions it emits
+    (``held``: per log of an earlier batch, the lowest commit SCN of those rows; that batch owns the
+    log's rows below the previous watermark, which is at most that SCN). Rows of its logs at or above
+    its watermark are a later batch's (held); without a watermark a batch owns its logs whole."""
+
+    logs: tuple[str, ...]
+    watermark: int | None = None
+    held: Mapping[str, int] = field(default_factory=dict)
+
+    def intervals(self, earlier: Mapping[str, int] | None = None) -> list[tuple[str, int, int]]:
+        """(log, first SCN, SCN bound) per owned log, half-open; ``earlier``: per log, the lowest
+        commit SCN of the rows an earlier run of the batch published (of a log it does not cover,
+        those are held transactions it emitted)."""
+        below = NO_LIMIT if self.watermark is None else self.watermark
+        held = dict(self.held)
+        for log, scn in (earlier or {}).items():
+            held[log] = min(scn, held.get(log, scn))
+        out = [(log, 0, below) for log in sorted(set(self.logs))]
+        return out + [(log, held[log], below) for log in sorted(held) if log not in self.logs]
+
+    def owns(self, commit_log: str | None, commit_scn: int) -> bool:
+        """Whether a changelog row of ``commit_log`` committed at ``commit_scn`` is this batch's."""
+        return any(log == commit_log and low <= commit_scn < high for log, low, high in self.intervals())
+
+    def condition(self) -> Any:
+        """``owns`` as a Spark column expression over changelog rows."""
+        from pyspark.sql import functions as F
+
+        owned = F.lit(False)
+        for log, low, high in self.intervals():
+            scn = F.col("commit_scn")
+            owned = owned | ((F.col("commit_log") == log) & (scn >= low) & (scn < high))
+        return F.coalesce(owned, F.lit(False))
 
 
 def table_name(source_table: str) -> str:
@@ -80,9 +123,7 @@ class Store(Protocol):
     def columns(self, name: str) -> list[str] | None: ...
     def column_types(self, name: str) -> dict[str, str]: ...
     def has_publication(self, name: str, publication: str) -> bool: ...
-    def commit_changelog(
-        self, rows: Any, batch_id: str, *, publication: str, commit_logs: Sequence[str] = ()
-    ) -> None: ...
+    def commit_changelog(self, rows: Any, batch_id: str, *, publication: str, owned: Ownership) -> None: ...
     def commit_mirror(self, name: str, source_table: str, rows: Any, columns: Sequence[str],
                       key_columns: Sequence[str], batch_id: str, *, publication: str,
                       truncated_before: int | None = None) -> None: ...  # fmt: skip
@@ -170,11 +211,9 @@ class _SparkStore:
         frame.createOrReplaceTempView(name)
         return name
 
-    def commit_changelog(
-        self, rows: Any, batch_id: str, *, publication: str, commit_logs: Sequence[str] = ()
-    ) -> None:
-        """Add the batch's rows and remove, in the same commit, the rows of the logs it covers and of
-        its earlier runs (whatever batch published them)."""
+    def commit_changelog(self, rows: Any, batch_id: str, *, publication: str, owned: Ownership) -> None:
+        """Add the batch's rows and remove, in the same commit, the rows it owns and those of its
+        earlier runs (whatever batch published them)."""
         from pyspark.sql import functions as F
 
         if not self.exists(CHANGELOG):
@@ -186,16 +225,25 @@ class _SparkStore:
         if new:  # a column the trail gained
             self._add_columns(CHANGELOG, new)
             table = self.frame(CHANGELOG)
-        # the logs of the batch's earlier runs: their rows are all this batch's (a log's rows carry
-        # the batch that published it last), so replacing by commit_log alone is exact
-        earlier = table.where(F.col("batch_id") == batch_id).select("commit_log").distinct().collect()
-        replaced = sorted(set(commit_logs) | {r[0] for r in earlier if r[0] is not None})
+        # the logs of the batch's earlier runs: of a log it covers, its rows below the watermark; of
+        # an earlier batch's log, the held transactions it emitted (Ownership.intervals)
+        earlier = (
+            table.where(F.col("batch_id") == batch_id)
+            .groupBy("commit_log")
+            .agg(F.min("commit_scn"))
+            .collect()
+        )
+        intervals = owned.intervals({r[0]: r[1] for r in earlier if r[0] is not None})
+        replaced = sorted({log for log, _, _ in intervals})
         names = [c for c in table.columns if c in rows.columns]
-        markers = self.spark.createDataFrame([(log,) for log in replaced], "_replace_log string")
+        markers = self.spark.createDataFrame(
+            intervals, "_replace_log string, _replace_from long, _replace_below long"
+        )
         source = rows.select(*names).withColumn("_replace_log", F.lit(None).cast("string"))
         source = source.unionByName(markers, allowMissingColumns=True)
         view = self._view(source)
         within = f" AND t.commit_log IN ({', '.join(text(c) for c in replaced)})" if replaced else ""
+        within += " AND t.commit_scn >= s._replace_from AND t.commit_scn < s._replace_below"
         insert = ", ".join(quote(c) for c in names)
         values = ", ".join(f"s.{quote(c)}" for c in names)
         try:

@@ -128,7 +128,9 @@ def summarize_open(
     """What the open transactions carried out of a batch hold, keyed by xid (``usn.slot.sqn``):
     ``start_scn`` and ``start_time`` (the begin record's SCN and LWN time, ISO 8601), ``thread``,
     ``started_in`` (the log of the begin, ``log_name(thread, sequence)``), ``changes`` (row changes
-    still held, after partial rollbacks), ``bytes`` (column and LOB data held) and ``last_scn``.
+    still held, after partial rollbacks), ``bytes`` (column and LOB data held) and ``last_scn``; a
+    transaction held at its commit (it committed at or above the batch's watermark SCN, see
+    ``transactions.py``) has ``held_commit_scn``.
 
     ``events`` is :meth:`TransactionTable.carry_out`'s output: each transaction's begin first. The
     operators' view of it (``python -m redo_lib status``, GoldenGate's ``SEND EXTRACT ... SHOWTRANS``)
@@ -149,6 +151,8 @@ def summarize_open(
             continue
         if current is None:
             continue
+        if event.kind is EventKind.COMMIT:
+            current["held_commit_scn"] = event.scn
         counted = row_change_count(event)
         if counted is not None:
             current["changes"] += counted[1]

@@ -10,6 +10,7 @@ Transitions (key = (usn, slot); redo-format §6.2, §6.3; trail contract rules 1
 | PARTIAL_ROLLBACK | counted: ``rollback_unmatched``        | cancels the newest matching change (LOB |
 |                  |                                        | pieces on top first, §6.3)              |
 | COMMIT           | counted: ``commit_without_begin``      | closed; returned as CommittedTransaction|
+|                  |                                        | (held instead at SCN >= ``hold_from``)  |
 | ROLLBACK         | counted: ``rollback_without_begin``    | closed; its changes counted as cancelled|
 
 A BEGIN or change on a key whose open transaction has another sqn means the earlier transaction's
@@ -19,12 +20,22 @@ given (and no carried state says otherwise): it cannot be emitted whole (rule 5)
 
 The table is fed events in redo order (one thread, or several merged by SCN, see threads.py).
 State carried to the next batch is the list of open transactions' events (``carry_out``), plain
-values that go to Parquet; ``TransactionTable(carried=...)`` resumes from them.
+values that go to Parquet; the next batch's table resumes by being fed them (before, or merged in
+redo order with, its own events: a held transaction's commit among them commits there).
+
+Held commits (RAC, rule 6 across batches): a batch of several threads has every thread's redo only
+below its watermark SCN (``discovery/plans.py``); a commit at or above it may be preceded, in commit
+order, by a commit of another thread that only the next batch reads. With ``hold_from`` set to the
+watermark, such a transaction is closed on its slot (the slot may begin a new transaction) but not
+returned: it is *held*, counted as ``held``, and carried out like an open transaction with its
+COMMIT event last, so the next batch meets the commit again and emits it in its place (or holds it
+again). A rollback is never held: it emits nothing, so its place in commit order does not matter.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -74,11 +85,12 @@ class CommittedTransaction:
 
 
 class _Open:
-    __slots__ = ("begin", "buffer")
+    __slots__ = ("begin", "buffer", "commit")
 
     def __init__(self, begin: ChangeEvent, buffer: ChangeBuffer) -> None:
         self.begin = begin
         self.buffer = buffer
+        self.commit: ChangeEvent | None = None  # set when the transaction is held (see module doc)
 
 
 class TransactionTable:
@@ -86,13 +98,15 @@ class TransactionTable:
 
     def __init__(
         self,
-        carried: Iterable[ChangeEvent] = (),
         *,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
         policy: ErrorPolicy = ErrorPolicy.SKIP,
         spill_dir: str | None = None,
+        hold_from: int | None = None,
     ) -> None:
         self._open: dict[tuple[int, int], _Open] = {}
+        self._held: list[_Open] = []  # committed at or above hold_from: carried out, not returned
+        self._hold_from = hold_from
         self._limit = memory_limit
         self._policy = policy
         self._spill_dir = spill_dir
@@ -102,8 +116,6 @@ class TransactionTable:
         self.cancelled: Counter[tuple[int, str]] = Counter()
         self.orphaned: Counter[tuple[int, str]] = Counter()
         self.issues: list[tuple[str, str, Position]] = []  # (kind, xid, position), for the report
-        for event in carried:
-            self.feed(event)
 
     # -- queries ---------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -112,11 +124,17 @@ class TransactionTable:
     def open_xids(self) -> list[Xid]:
         return sorted(o.begin.xid for o in self._open.values())
 
+    def held_xids(self) -> list[Xid]:
+        return sorted(o.begin.xid for o in self._held)
+
     def carry_out(self) -> Iterator[ChangeEvent]:
-        """The open transactions' events (begin first), in begin order: the state for the next batch."""
-        for entry in sorted(self._open.values(), key=lambda o: o.begin.sort_key):
+        """The open and held transactions' events (begin first; a held one's COMMIT last), in begin
+        order: the state for the next batch."""
+        for entry in sorted([*self._open.values(), *self._held], key=lambda o: o.begin.sort_key):
             yield entry.begin
             yield from entry.buffer
+            if entry.commit is not None:
+                yield entry.commit
 
     # -- transitions -----------------------------------------------------------------------------
     def feed(self, event: ChangeEvent) -> CommittedTransaction | None:
@@ -162,6 +180,11 @@ class TransactionTable:
                 count_row_change(self.cancelled, change)
             current.buffer.close()
             self.counters["rolled_back"] += 1
+            return None
+        if self._hold_from is not None and event.scn >= self._hold_from:
+            current.commit = event
+            self._held.append(current)
+            self.counters["held"] += 1
             return None
         self.counters["committed"] += 1
         return CommittedTransaction(
@@ -248,7 +271,7 @@ def assemble(
     """The assembler as a pure function: (events of a batch in redo order, open transactions carried
     in) -> (committed transactions in commit order, open transactions carried out, the table with
     its counters). Committed transactions' changes may be spilled to disk; iterate them lazily."""
-    table = TransactionTable(carried, memory_limit=memory_limit)
-    committed = [txn for txn in map(table.feed, events) if txn is not None]
+    table = TransactionTable(memory_limit=memory_limit)
+    committed = [txn for txn in map(table.feed, itertools.chain(carried, events)) if txn is not None]
     committed.sort(key=lambda t: t.order_key)
     return committed, list(table.carry_out()), table

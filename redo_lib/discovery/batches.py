@@ -18,7 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, final
 
-from redo_lib.discovery.plans import Selection, batch_id_for, ranges_of, select_next, select_range
+from redo_lib.discovery.plans import (
+    Selection,
+    batch_id_for,
+    range_watermark,
+    ranges_of,
+    select_next,
+    select_range,
+)
 from redo_lib.errors import LogSetError
 from redo_lib.storage.catalog import (
     BatchEntry,
@@ -71,6 +78,8 @@ def build_manifest(
         "capture": list(capture) or None,  # OWNER / OWNER.TABLE entries; null = every dictionary table
         "previous_batch": batch.previous_batch,
         "carried_in": batch.carried_in,
+        # transactions committing at or above it wait for the next batch (docs/pipeline-contract.md)
+        "watermark_scn": batch.watermark_scn,
     }
 
 
@@ -147,7 +156,8 @@ def plan_backfill(
             batch = catalog.put_batch(dataclasses.replace(same, status=BatchStatus.PLANNED, message=None))
         else:
             new = _new_batch(
-                catalog, logs, rid, previous, carries=True, kind=BatchKind.BACKFILL, work_dir=work_dir
+                catalog, logs, rid, previous, carries=True, kind=BatchKind.BACKFILL, work_dir=work_dir,
+                watermark=range_watermark(logs),
             )  # fmt: skip
             write_manifest(new, logs, dictionary, client, capture)
             batch = catalog.put_batch(new, logs)

@@ -24,7 +24,9 @@ not reject the foreign ones), nothing is planned and the gap says which database
 Logs of other databases and incarnations that do not continue ours are rejected by discovery
 (``objects.screen_logs``) and so never reach these rules.
 
-:func:`select_range` picks the logs of a backfill and the batch that ended just before it.
+:func:`select_range` picks the logs of a backfill and the batch that ended just before it;
+:func:`range_watermark` is a backfill's watermark: the lowest next SCN of its threads' last logs (a
+thread archived closed holds nobody back), the SCN up to which the backfill has each of its threads.
 """
 
 from __future__ import annotations
@@ -247,6 +249,21 @@ def select_range(
                 raise scn_error(x, y)
         chosen.extend(run)
     return rid, tuple(chosen), _previous(batches, rid, ranges)
+
+
+def range_watermark(logs: Sequence[LogEntry]) -> int | None:
+    """The watermark of a batch of exactly ``logs`` (a backfill): the lowest next SCN of each thread's
+    last log, a log archived closed counting as no limit; None when nothing limits it."""
+    last: dict[int | None, LogEntry] = {}
+    for entry in logs:
+        if entry.thread not in last or (entry.sequence or 0) > (last[entry.thread].sequence or 0):
+            last[entry.thread] = entry
+    limits = [
+        e.next_scn
+        for e in last.values()
+        if e.next_scn is not None and not (e.misc_flags or 0) & CLOSED_THREAD_FLAGS
+    ]
+    return min(limits, default=None)
 
 
 def _previous(

@@ -132,8 +132,9 @@ class WriterLayout:
         """Full 8-byte SCN (§3.4a): base u32, wrap u16, two more bytes (the 48..63 extension)."""
         if scn < 0 or scn >= 1 << 47:
             raise FormatError("SCN out of the writable range [0, 2^47)", scn=scn)
-        wrap = (scn >> 32) | (0x8000 if big_flag else 0)
-        return self.pack("IHH", scn & 0xFFFFFFFF, wrap, 0)
+        if big_flag:  # 0x8000 | bits 48..62 in the wrap, bits 32..47 in the extension
+            return self.pack("IHH", scn & 0xFFFFFFFF, 0x8000 | (scn >> 48), (scn >> 32) & 0xFFFF)
+        return self.pack("IHH", scn & 0xFFFFFFFF, scn >> 32, 0)
 
     def scn6(self, scn: int) -> bytes:
         """Record-style 6-byte SCN (§3.4b): wrap u16 first, then base u32."""

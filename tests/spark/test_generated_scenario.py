@@ -53,12 +53,15 @@ def _publish_batches(
     """decode -> assemble -> validate -> publish, one batch per slice of the logs (``cuts``: the
     index where each batch after the first starts), carrying open transactions. RAC logs are taken
     by sequence, then thread (the generator switches both threads together: log k of each thread
-    covers the same SCNs)."""
+    covers about the same SCNs). Each batch but the last has the planner's watermark (the lowest next
+    SCN of its threads' last logs: commits at or above it are held for the next batch); the last has
+    none, as when every thread's redo has ended."""
     for key, value in SMALL_DATA.items():
         spark.conf.set(key, value)
     refs = describe_logs(sorted((scenario / "logs").glob("*.arc")))
     entries = sorted(
-        (LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location)
+        (LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location,
+                  first_scn=r.first_scn, next_scn=r.next_scn)
          for r in refs),
         key=lambda e: (e.sequence, e.thread),
     )  # fmt: skip
@@ -70,8 +73,10 @@ def _publish_batches(
         batch_id = f"b-{logs[0].sequence:06d}-{logs[-1].sequence:06d}"
         folder = tmp_path / batch_id
         carried = str(tmp_path / previous / "open") if previous else None
+        last = {e.thread: e.next_scn for e in logs}  # logs are in sequence order
+        watermark = min(last.values()) if end < len(entries) else None
         write_manifest(folder, Manifest(batch_id=batch_id, logs=tuple(logs), dictionary=str(scenario / "dictionary.json"),
-                                        previous_batch=previous, carried_in=carried))  # fmt: skip
+                                        previous_batch=previous, carried_in=carried, watermark_scn=watermark))  # fmt: skip
         args = ["--batch-dir", str(folder)]
         assert decode.main(args, spark=spark) == 0
         assert assemble.main([*args, *assemble_args], spark=spark) == 0
@@ -102,6 +107,12 @@ def _assert_final_state(
     hold no row the table lacks."""
     for path in (scenario / "expected" / "tables").glob("*.jsonl"):
         arrow = tables._arrow(path.stem.lower().replace(".", "__"))
+        if arrow is None:  # no mirror: only for a table dropped before it had a change (docs/tables.md)
+            shape = json.loads(path.with_name(f"{path.stem}.columns.json").read_text())
+            owner, table = path.stem.split(".")
+            changes = [r for r in _expected_trail(scenario) if (r["owner"], r["table"]) == (owner, table)]
+            assert shape.get("dropped") and [r["op"] for r in changes] == ["DDL"] * len(changes), path.stem
+            continue
         expected = {
             tuple(sorted((k, _nan(v)) for k, v in typed_row(json.loads(line), arrow.schema).items()))
             for line in path.read_text().splitlines()

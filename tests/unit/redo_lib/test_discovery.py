@@ -40,6 +40,7 @@ from redo_lib.discovery import (
     select_range,
 )
 from redo_lib.discovery.batches import start_batch
+from redo_lib.discovery.plans import range_watermark
 from redo_lib.errors import LogSetError, RedoError, StorageError
 from redo_lib.format.writer import LogFileSpec, LogWriter, seal_block
 from redo_lib.storage.catalog import (
@@ -432,7 +433,9 @@ def test_planned_batches_write_the_contract_manifest(catalog: LogCatalog, tmp_pa
     second = json.loads((tmp_path / "work/batches/b-000017-000017/manifest.json").read_text())
     assert list(first) == [
         "batch_id", "publication", "logs", "dictionary", "capture", "previous_batch", "carried_in",
+        "watermark_scn",
     ]  # fmt: skip
+    assert (first["watermark_scn"], second["watermark_scn"]) == (1700, 1800)  # next SCN of 16 and 17
     # a new publication each time a manifest is written: a re-run or backfill publishes again
     assert (
         first["publication"].startswith("b-000015-000016@") and first["publication"] != second["publication"]
@@ -870,3 +873,24 @@ def test_planning_never_mixes_databases() -> None:
     assert sel.logs == () and "the archive holds logs of 2 databases" in str(sel.gaps[0])
     assert learn_source(None, logs) is None
     assert databases_message(logs[:2]) is None
+
+
+def test_a_backfill_watermark_is_its_threads_lowest_next_scn() -> None:
+    # thread 1 to SCN 1700, thread 2 to 1650; a thread archived closed (end of redo) limits nothing
+    t1 = [log(15), log(16)]
+    t2 = [log(8, thread=2, first=1500, span=150)]
+    assert range_watermark([*t1, *t2]) == 1650
+    closed = dataclasses.replace(t2[0], misc_flags=0x0008)
+    assert range_watermark([*t1, closed]) == 1700
+    assert range_watermark([closed]) is None
+
+
+def test_a_backfill_of_two_threads_writes_its_watermark(catalog: LogCatalog, tmp_path: Path) -> None:
+    fill(
+        catalog, log(1), log(2), log(1, thread=2, first=100, span=150), log(2, thread=2, first=250, span=100)
+    )
+    work = str(tmp_path / "work")
+    plan_batches(catalog, work_dir=work, max_logs=8)
+    batch = plan_backfill(catalog, [1, 2], 1, 1, work_dir=work)
+    manifest = json.loads((Path(batch.batch_dir) / "manifest.json").read_text())
+    assert manifest["watermark_scn"] == 200  # thread 1's log 1 ends there, thread 2's at 250

@@ -151,3 +151,48 @@ def test_buffer_spills_and_keeps_order_with_bounded_memory(tmp_path: object) -> 
     assert popped == list(range(94, 82, -1))
     assert [e.obj for e in buf] == list(range(83))
     buf.close()
+
+
+def test_commit_at_or_above_the_watermark_is_held_and_carried_with_its_commit() -> None:
+    # RAC: thread 1 commits T1 below the batch's watermark and T2 above it; T2 waits for the next
+    # batch (which has thread 2's redo up to T2's commit), and its slot begins T3 meanwhile
+    t1 = {"usn": 1, "slot": 1, "sqn": 10}
+    t2 = {"usn": 2, "slot": 5, "sqn": 20}
+    t3 = {"usn": 2, "slot": 5, "sqn": 21}
+    head = [begin(**t1), change(IRP, **t1), commit(**t1), begin(**t2), change(URP, **t2)]
+    end2 = commit(**t2)
+    tail = [begin(**t3), change(IRP, **t3)]
+    table = TransactionTable(hold_from=end2.scn)
+    committed = [t for t in map(table.feed, [*head, end2, *tail]) if t is not None]
+    assert [c.xid.trail() for c in committed] == ["1.1.10"]
+    assert table.counters["held"] == 1 and table.counters["committed"] == 1
+    assert table.counters["lost_transaction"] == 0  # the held slot was free for T3
+    carried = list(table.carry_out())
+    assert carried == [head[3], head[4], end2, *tail]  # begin order; a held commit comes last
+    # the next batch meets the commit again, below its own watermark: emitted there
+    resumed = TransactionTable(hold_from=end2.scn + 1000)
+    again = [t for t in map(resumed.feed, carried) if t is not None]
+    assert [c.xid.trail() for c in again] == ["2.5.20"] and resumed.held_xids() == []
+    assert [x.trail() for x in resumed.open_xids()] == ["2.5.21"]
+
+
+def test_held_commit_is_held_again_while_below_no_watermark_reaches_it() -> None:
+    t2 = {"usn": 2, "slot": 5, "sqn": 20}
+    events = [begin(**t2), change(IRP, **t2), commit(**t2)]
+    table = TransactionTable(hold_from=events[-1].scn)
+    assert [table.feed(e) for e in events] == [None, None, None]
+    again = TransactionTable(hold_from=events[-1].scn)  # the next batch's watermark did not move
+    assert [again.feed(e) for e in table.carry_out()] == [None, None, None]
+    assert again.counters["held"] == 1 and list(again.carry_out()) == events
+    committed, carried, _ = assemble([], list(again.carry_out()))  # no watermark: everything commits
+    assert [c.xid.trail() for c in committed] == ["2.5.20"] and carried == []
+    assert [e.redo_op for e in committed[0]] == [IRP]
+
+
+def test_rollback_above_the_watermark_is_not_held() -> None:
+    events = [begin(), change(IRP), ev(EventKind.ROLLBACK)]
+    table = TransactionTable(hold_from=events[0].scn)
+    for e in events:
+        table.feed(e)
+    assert list(table.carry_out()) == [] and table.counters["rolled_back"] == 1
+    assert table.cancelled[(100, "INSERT")] == 1
