@@ -11,7 +11,6 @@ its class, message, position and details, and the state the table was left in.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,9 +19,6 @@ from redo_lib.assembly.events import ChangeEvent
 from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.batches import event_from_row, event_to_row, events_schema
 from redo_lib.errors import ErrorPolicy, RedoError
-
-# whether the Python table has the held-commit rule yet (RAC batches' watermark, hold_from)
-PYTHON_HOLDS = "hold_from" in inspect.signature(TransactionTable).parameters
 
 
 @dataclass
@@ -48,12 +44,7 @@ def _state(result: BatchResult, table: Any) -> None:
     result.orphaned = dict(table.orphaned)
     result.issues = list(table.issues)
     result.open = len(table)
-    if PYTHON_HOLDS:
-        result.held = list(table.held_xids())
-
-
-def _options(hold_from: int | None) -> dict[str, Any]:
-    return {} if hold_from is None else {"hold_from": hold_from}
+    result.held = list(table.held_xids())
 
 
 def run_python(
@@ -68,7 +59,7 @@ def run_python(
     carried: list[ChangeEvent] = []
     for index, rows in enumerate(batches):
         hold = hold_from[index] if hold_from else None
-        table = TransactionTable(memory_limit=memory_limit, policy=policy, **_options(hold))
+        table = TransactionTable(memory_limit=memory_limit, policy=policy, hold_from=hold)
         result = BatchResult()
         out.append(result)
         try:

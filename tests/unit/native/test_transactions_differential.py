@@ -28,7 +28,6 @@ from redo_lib.errors import AssemblyError, ErrorPolicy
 from redo_lib.synth import generate, load_scenario, random_scenario
 
 from .assembled import (
-    PYTHON_HOLDS,
     assert_same,
     rows_by_slot,
     rows_in_redo_order,
@@ -79,11 +78,9 @@ def both(batches: list[list[dict[str, Any]]], **options: Any) -> list[Any]:
     return python
 
 
-def _holds(rows: list[dict[str, Any]], cuts: list[int], back: int) -> list[int | None] | None:
+def _holds(rows: list[dict[str, Any]], cuts: list[int], back: int) -> list[int | None]:
     """Held-commit watermarks: batch i holds commits at or above the SCN ``back`` events before its
     end (so some commits of each batch wait for the next); the last batch holds none."""
-    if not PYTHON_HOLDS:
-        return None
     marks: list[int | None] = [rows[max(cut - back, 0)]["scn"] for cut in sorted(cuts)]
     return [*marks, None]
 
@@ -110,8 +107,7 @@ def test_random_seed_in_batches(seed: int, gen_dir: Path) -> None:
     cuts = sorted(rnd.sample(range(1, len(rows)), 3))
     batches = split(rows, cuts)
     both(batches, memory_limit=rnd.choice([2, 3, 5, 50_000]), chunk=rnd.choice([1, 13, 500]))
-    if PYTHON_HOLDS:
-        both(batches, hold_from=_holds(rows, cuts, rnd.choice([1, 5, 40])), memory_limit=4)
+    both(batches, hold_from=_holds(rows, cuts, rnd.choice([1, 5, 40])), memory_limit=4)
 
 
 @pytest.mark.slow
@@ -141,8 +137,7 @@ def test_real_logs() -> None:
     # cut at the log switch: what the first log leaves open is carried into the second
     first = sum(1 for e in events if e.seq == 15)
     both(split(rows, [first]), memory_limit=2)
-    if PYTHON_HOLDS:
-        both(split(rows, [first]), hold_from=_holds(rows, [first], 3))
+    both(split(rows, [first]), hold_from=_holds(rows, [first], 3))
 
 
 @pytest.mark.realdata
@@ -350,7 +345,6 @@ def test_long_transaction_spills_and_resumes(tmp_path: Path) -> None:
     both([stream.rows()], memory_limit=4)
 
 
-@pytest.mark.skipif(not PYTHON_HOLDS, reason="the Python table has no held commits yet")
 def test_held_commit() -> None:
     stream = (
         Stream().begin().change().begin((4, 4, 4)).change(xid=(4, 4, 4)).commit((4, 4, 4), scn=5000)

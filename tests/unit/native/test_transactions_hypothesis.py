@@ -20,7 +20,7 @@ from redo_lib.batches import event_from_row, event_to_row
 from redo_lib.errors import ErrorPolicy
 from redo_lib.synth import generate, load_scenario, random_scenario
 
-from .assembled import PYTHON_HOLDS, assert_same, rows_in_redo_order, run_python, run_rust, split
+from .assembled import assert_same, rows_in_redo_order, run_python, run_rust, split
 
 REPO = Path(__file__).resolve().parents[3]
 T0 = dt.datetime(2024, 5, 1)
@@ -71,9 +71,7 @@ def events(draw: st.DrawFn) -> list[dict[str, Any]]:
 def _compare(
     batches: list[list[dict[str, Any]]], policy: ErrorPolicy, memory_limit: int, hold: list[Any]
 ) -> None:
-    options: dict[str, Any] = {"policy": policy, "memory_limit": memory_limit}
-    if PYTHON_HOLDS:
-        options["hold_from"] = hold
+    options: dict[str, Any] = {"policy": policy, "memory_limit": memory_limit, "hold_from": hold}
     assert_same(run_python(batches, **options), run_rust(batches, chunk=3, **options))
 
 

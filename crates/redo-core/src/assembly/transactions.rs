@@ -25,11 +25,13 @@
 //! watermark SCN waits for the next batch, so the trail stays in global commit order. It leaves the
 //! (usn, slot) map (a new BEGIN on the slot opens normally), is kept with its commit event and
 //! counted `held`; `carry_out` gives it with the open ones, its COMMIT last, and the next batch
-//! meets the commit again.
+//! meets the commit again (and commits it, or holds it again). A rollback is never held: it emits
+//! nothing, so its place in commit order does not matter.
 //!
 //! The table is fed events in redo order (one thread, or several merged by SCN). State carried to
-//! the next batch is the open (and held) transactions' events in begin order (`carry_out`), which
-//! the next batch feeds in first.
+//! the next batch is the open (and held) transactions' events in begin order (`carry_out`); the
+//! next batch's table resumes by being fed them (before, or merged in redo order with, its own
+//! events).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
