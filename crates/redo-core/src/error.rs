@@ -80,11 +80,23 @@ pub enum Error {
     Storage(Box<ErrorInfo>),
     /// `AssemblyError`: an impossible transaction sequence (the transaction table's raise policy).
     Assembly(Box<ErrorInfo>),
+    /// `DictionaryError`: a dictionary document that breaks its format (`trail::dictionary`), with
+    /// the JSON path of the problem in `json_path`.
+    Dictionary(Box<ErrorInfo>),
 }
 
 /// The variants in one list (the binding's test walks them all).
-pub const ERROR_KINDS: [&str; 8] =
-    ["format", "checksum", "block_header", "truncated", "unsupported_format", "value", "storage", "assembly"];
+pub const ERROR_KINDS: [&str; 9] = [
+    "format",
+    "checksum",
+    "block_header",
+    "truncated",
+    "unsupported_format",
+    "value",
+    "storage",
+    "assembly",
+    "dictionary",
+];
 
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -118,6 +130,9 @@ impl Error {
     pub fn assembly(message: impl Into<String>, position: Position) -> Self {
         Error::Assembly(info(message, position))
     }
+    pub fn dictionary(message: impl Into<String>, position: Position) -> Self {
+        Error::Dictionary(info(message, position))
+    }
     /// A variant by its stable `kind` string (tests of the binding's mapping).
     pub fn of_kind(kind: &str, message: impl Into<String>, position: Position) -> Option<Self> {
         let i = info(message, position);
@@ -130,6 +145,7 @@ impl Error {
             "value" => Error::ValueDecode(i),
             "storage" => Error::Storage(i),
             "assembly" => Error::Assembly(i),
+            "dictionary" => Error::Dictionary(i),
             _ => return None,
         })
     }
@@ -143,7 +159,8 @@ impl Error {
             | Error::UnsupportedFormat(i)
             | Error::ValueDecode(i)
             | Error::Storage(i)
-            | Error::Assembly(i) => i,
+            | Error::Assembly(i)
+            | Error::Dictionary(i) => i,
         }
     }
 
@@ -156,7 +173,8 @@ impl Error {
             | Error::UnsupportedFormat(i)
             | Error::ValueDecode(i)
             | Error::Storage(i)
-            | Error::Assembly(i) => i,
+            | Error::Assembly(i)
+            | Error::Dictionary(i) => i,
         }
     }
 
@@ -171,6 +189,7 @@ impl Error {
             Error::ValueDecode(_) => "value",
             Error::Storage(_) => "storage",
             Error::Assembly(_) => "assembly",
+            Error::Dictionary(_) => "dictionary",
         }
     }
 

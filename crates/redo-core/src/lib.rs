@@ -22,6 +22,7 @@ pub mod ops;
 pub mod reader;
 pub mod records;
 pub mod tally;
+pub mod trail;
 pub mod values;
 pub mod vectors;
 

@@ -18,6 +18,7 @@ pub fn class_name(err: &Error) -> &'static str {
         Error::ValueDecode(_) => "ValueDecodeError",
         Error::Storage(_) => "StorageError",
         Error::Assembly(_) => "AssemblyError",
+        Error::Dictionary(_) => "DictionaryError",
     }
 }
 

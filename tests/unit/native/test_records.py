@@ -135,7 +135,17 @@ def test_not_a_log_is_refused_with_its_position(
 
 @pytest.mark.parametrize(
     "kind",
-    ["format", "checksum", "block_header", "truncated", "unsupported_format", "value", "storage", "assembly"],
+    [
+        "format",
+        "checksum",
+        "block_header",
+        "truncated",
+        "unsupported_format",
+        "value",
+        "storage",
+        "assembly",
+        "dictionary",
+    ],
 )
 def test_every_core_error_arrives_as_its_python_class_with_its_position(kind: str) -> None:
     import redo_lib.errors as errors

@@ -1,0 +1,646 @@
+//! The dictionary the emitter shapes rows with (Python `redo_lib/dictionary/history.py`
+//! `DictionaryHistory.from_json`, `model.py` `TableVersion` / `ColumnDef` / `choose_key`): table
+//! versions by object id and SCN, read once from Redotrail's own JSON document
+//! ("redotrail-dictionary", version 1; what `DictionaryHistory.to_json()` writes, docs/dictionary.md).
+//!
+//! Only what the emitter needs is kept (owner, name, stored columns with segcol#, name, type code,
+//! charset, hidden; the key columns; partitions). The checks are Python's, in its order, so a
+//! document Python refuses is refused here as an `Error::Dictionary` (`DictionaryError`) with the
+//! JSON path of the problem in `json_path`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Detail, Error, Position, Result};
+
+/// The value of the document's `"format"` member.
+pub const FORMAT_NAME: &str = "redotrail-dictionary";
+/// The version of that format read here.
+pub const FORMAT_VERSION: i64 = 1;
+
+/// One stored column (`ColumnDef`: the fields the emitter reads).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// `COL$.SEGCOL#`: the redo column index is `segcol_no - 1` (redo-format §6.6.2)
+    pub segcol_no: i64,
+    pub name: String,
+    pub type_code: i64,
+    /// the charset name the column's bytes are in, `None` for non-character types
+    pub charset: Option<String>,
+    pub nullable: bool,
+    pub hidden: bool,
+}
+
+/// One table on the SCN range `[valid_from_scn, valid_to_scn)` (`TableVersion`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableVersion {
+    pub obj: i64,
+    pub dataobj: Option<i64>,
+    pub owner: String,
+    pub name: String,
+    /// stored columns in segcol# order
+    pub columns: Vec<ColumnDef>,
+    /// trail contract rule 12, in column order
+    pub key_columns: Vec<String>,
+    pub valid_from_scn: i64,
+    pub valid_to_scn: Option<i64>,
+    /// (obj, dataobj) of each partition and subpartition
+    pub partitions: Vec<(i64, Option<i64>)>,
+}
+
+impl TableVersion {
+    pub fn covers(&self, scn: i64) -> bool {
+        self.valid_from_scn <= scn && self.valid_to_scn.is_none_or(|to| scn < to)
+    }
+
+    fn segment_objs(&self) -> Vec<i64> {
+        let mut ids: Vec<i64> = Vec::new();
+        for &(obj, dataobj) in &self.partitions {
+            ids.push(obj);
+            ids.extend(dataobj);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+}
+
+/// Table versions by object id and SCN (`DictionaryHistory`).
+#[derive(Clone, Debug, Default)]
+pub struct Dictionary {
+    pub db_charset: String,
+    pub national_charset: String,
+    pub max_object_id: Option<i64>,
+    versions: BTreeMap<i64, Vec<Arc<TableVersion>>>,
+    /// partition obj / dataobj -> (table obj, version index), in Python's order
+    segments: HashMap<i64, Vec<(i64, usize)>>,
+}
+
+impl Dictionary {
+    /// Read the JSON document; a document Python's `DictionaryHistory.from_json` refuses is an
+    /// `Error::Dictionary` naming the JSON path of the problem.
+    pub fn from_json(text: &str) -> Result<Dictionary> {
+        let doc: Value = serde_json::from_str(text).map_err(|e| {
+            Error::dictionary(format!("not valid JSON: {e}"), Position::default())
+                .with_detail("line", Detail::Int(e.line() as i64))
+                .with_detail("column", Detail::Int(e.column() as i64))
+        })?;
+        Self::from_document(&doc)
+    }
+
+    /// Like [`Dictionary::from_json`], from a parsed document.
+    pub fn from_document(doc: &Value) -> Result<Dictionary> {
+        let root = Fields::new(doc, "$".into())?;
+        let fmt = root.opt_str("format")?;
+        if fmt != Some(FORMAT_NAME) {
+            let shown = fmt.map_or("None".to_owned(), |f| format!("'{f}'"));
+            return Err(root.problem(
+                Some("format"),
+                format!("not a Redotrail dictionary (format {shown}, expected '{FORMAT_NAME}')"),
+            ));
+        }
+        let version = root.get_int("format_version")?;
+        if version != FORMAT_VERSION {
+            return Err(root.problem(
+                Some("format_version"),
+                format!("unsupported format version {version} (this reader: 1)"),
+            ));
+        }
+        let db_charset = root.get_str("db_charset")?.to_owned();
+        let national_charset = root.get_str("national_charset")?.to_owned();
+        let default_scn = root.opt_int("scn")?;
+        let max_object_id = root.opt_int("max_object_id")?;
+        let mut versions = Vec::new();
+        for table in root.objects("tables", true)? {
+            versions.push(table_from_json(&table?, default_scn, &db_charset, &national_charset)?);
+        }
+        Self::new(versions, db_charset, national_charset, max_object_id).map_err(|mut e| {
+            e.set_default_detail("json_path", "$.tables");
+            e
+        })
+    }
+
+    /// `DictionaryHistory(versions, ...)`: versions of one object must not overlap.
+    pub fn new(
+        versions: Vec<TableVersion>,
+        db_charset: String,
+        national_charset: String,
+        max_object_id: Option<i64>,
+    ) -> Result<Dictionary> {
+        let mut first_seen: Vec<i64> = Vec::new();
+        let mut by_obj: BTreeMap<i64, Vec<TableVersion>> = BTreeMap::new();
+        for v in versions {
+            if !by_obj.contains_key(&v.obj) {
+                first_seen.push(v.obj);
+            }
+            by_obj.entry(v.obj).or_default().push(v);
+        }
+        for (obj, items) in by_obj.iter_mut() {
+            items.sort_by_key(|v| v.valid_from_scn);
+            for pair in items.windows(2) {
+                let (before, after) = (&pair[0], &pair[1]);
+                if before.valid_to_scn.is_none_or(|to| to > after.valid_from_scn) {
+                    let to = before.valid_to_scn.map_or("None".to_owned(), |t| t.to_string());
+                    return Err(Error::dictionary(
+                        format!(
+                            "versions of object {obj} overlap: one from SCN {} to {to}, the next from SCN {}",
+                            before.valid_from_scn, after.valid_from_scn
+                        ),
+                        Position::default(),
+                    )
+                    .with_detail("obj", Detail::Int(*obj))
+                    .with_detail("scn", Detail::Int(after.valid_from_scn)));
+                }
+            }
+        }
+        let mut segments: HashMap<i64, Vec<(i64, usize)>> = HashMap::new();
+        for obj in &first_seen {
+            for (i, version) in by_obj[obj].iter().enumerate() {
+                for seg in version.segment_objs() {
+                    segments.entry(seg).or_default().push((*obj, i));
+                }
+            }
+        }
+        let versions = by_obj.into_iter().map(|(k, v)| (k, v.into_iter().map(Arc::new).collect())).collect();
+        Ok(Dictionary { db_charset, national_charset, max_object_id, versions, segments })
+    }
+
+    /// The version `obj` (a table, partition or subpartition obj, or a partition's dataobj)
+    /// belonged to at `scn` (`DictionaryHistory.lookup`; `None` where Python raises
+    /// `MissingObjectError`).
+    pub fn lookup(&self, obj: i64, scn: i64) -> Option<&TableVersion> {
+        self.find(obj, scn).map(|v| &**v)
+    }
+
+    /// [`Dictionary::lookup`], shared.
+    pub fn lookup_arc(&self, obj: i64, scn: i64) -> Option<Arc<TableVersion>> {
+        self.find(obj, scn).cloned()
+    }
+
+    fn find(&self, obj: i64, scn: i64) -> Option<&Arc<TableVersion>> {
+        if let Some(items) = self.versions.get(&obj) {
+            for version in items.iter().rev() {
+                if version.valid_from_scn <= scn {
+                    if version.valid_to_scn.is_none_or(|to| scn < to) {
+                        return Some(version);
+                    }
+                    break;
+                }
+            }
+        }
+        for &(table, i) in self.segments.get(&obj).map(Vec::as_slice).unwrap_or_default() {
+            let version = &self.versions[&table][i];
+            if version.covers(scn) {
+                return Some(version);
+            }
+        }
+        None
+    }
+
+    /// Whether `obj` has a version at any SCN.
+    pub fn knows(&self, obj: i64) -> bool {
+        self.versions.contains_key(&obj) || self.segments.contains_key(&obj)
+    }
+
+    /// Every version of every table, by object id then SCN.
+    pub fn iter(&self) -> impl Iterator<Item = &TableVersion> {
+        self.versions.values().flatten().map(|v| &**v)
+    }
+}
+
+// -- the document -----------------------------------------------------------------------------------
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Python `JsonFields`: typed reads of a JSON object naming the path of any problem.
+struct Fields<'a> {
+    data: &'a Map<String, Value>,
+    path: String,
+}
+
+impl<'a> Fields<'a> {
+    fn new(value: &'a Value, path: String) -> Result<Self> {
+        match value {
+            Value::Object(data) => Ok(Fields { data, path }),
+            other => Err(Error::dictionary(
+                format!("expected a JSON object, got {}", kind_of(other)),
+                Position::default(),
+            )
+            .with_detail("json_path", path)),
+        }
+    }
+
+    fn problem(&self, key: Option<&str>, message: impl Into<String>) -> Error {
+        let path = match key {
+            Some(k) => format!("{}.{k}", self.path),
+            None => self.path.clone(),
+        };
+        Error::dictionary(message, Position::default()).with_detail("json_path", path)
+    }
+
+    /// present and not null
+    fn present(&self, key: &str) -> Option<&'a Value> {
+        self.data.get(key).filter(|v| !v.is_null())
+    }
+
+    fn required(&self, key: &str) -> Result<&'a Value> {
+        self.data.get(key).ok_or_else(|| self.problem(Some(key), "required member is missing"))
+    }
+
+    fn int(&self, key: &str, value: &Value) -> Result<i64> {
+        match value {
+            Value::Number(n) if n.is_i64() || n.is_u64() => {
+                n.as_i64().ok_or_else(|| self.problem(Some(key), "integer out of the 64-bit range"))
+            }
+            other => Err(self.problem(Some(key), format!("expected an integer, got {}", kind_of(other)))),
+        }
+    }
+
+    fn get_int(&self, key: &str) -> Result<i64> {
+        self.int(key, self.required(key)?)
+    }
+
+    fn opt_int(&self, key: &str) -> Result<Option<i64>> {
+        self.present(key).map(|v| self.int(key, v)).transpose()
+    }
+
+    fn str_of(&self, key: &str, value: &'a Value) -> Result<&'a str> {
+        match value {
+            Value::String(s) => Ok(s),
+            other => Err(self.problem(Some(key), format!("expected a string, got {}", kind_of(other)))),
+        }
+    }
+
+    fn get_str(&self, key: &str) -> Result<&'a str> {
+        self.str_of(key, self.required(key)?)
+    }
+
+    fn opt_str(&self, key: &str) -> Result<Option<&'a str>> {
+        self.present(key).map(|v| self.str_of(key, v)).transpose()
+    }
+
+    fn bool_of(&self, key: &str, value: &Value) -> Result<bool> {
+        match value {
+            Value::Bool(b) => Ok(*b),
+            other => Err(self.problem(Some(key), format!("expected true or false, got {}", kind_of(other)))),
+        }
+    }
+
+    fn get_bool(&self, key: &str) -> Result<bool> {
+        self.bool_of(key, self.required(key)?)
+    }
+
+    fn opt_bool(&self, key: &str, default: bool) -> Result<bool> {
+        self.present(key).map_or(Ok(default), |v| self.bool_of(key, v))
+    }
+
+    fn get_list(&self, key: &str) -> Result<&'a Vec<Value>> {
+        match self.required(key)? {
+            Value::Array(items) => Ok(items),
+            other => Err(self.problem(Some(key), format!("expected an array, got {}", kind_of(other)))),
+        }
+    }
+
+    fn opt_list(&self, key: &str) -> Result<&'a [Value]> {
+        match self.present(key) {
+            None => Ok(&[]),
+            Some(Value::Array(items)) => Ok(items),
+            Some(other) => Err(self.problem(Some(key), format!("expected an array, got {}", kind_of(other)))),
+        }
+    }
+
+    fn get_str_list(&self, key: &str) -> Result<Vec<String>> {
+        let items = self.get_list(key)?;
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            match item {
+                Value::String(s) => out.push(s.clone()),
+                other => {
+                    return Err(self.problem(
+                        Some(&format!("{key}[{i}]")),
+                        format!("expected a string, got {}", kind_of(other)),
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn objects(&self, key: &str, required: bool) -> Result<impl Iterator<Item = Result<Fields<'a>>> + 'a> {
+        let items: &'a [Value] = if required { self.get_list(key)? } else { self.opt_list(key)? };
+        let base = format!("{}.{key}", self.path);
+        Ok(items.iter().enumerate().map(move |(i, item)| Fields::new(item, format!("{base}[{i}]"))))
+    }
+}
+
+/// `normalize_type_name`: upper case, `(...)` qualifiers removed, single spaces.
+pub fn normalize_type_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(open) = rest.find('(') {
+        match rest[open + 1..].find(')') {
+            Some(close) => {
+                out.push_str(&rest[..open]);
+                rest = &rest[open + 1 + close + 1..];
+            }
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    out.to_uppercase().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `type_code_for_name` over a normalized name; 0 (UNKNOWN) for names not listed.
+pub fn type_code_for_name(name: &str) -> i64 {
+    match name {
+        "VARCHAR2" | "VARCHAR" | "NVARCHAR2" => 1,
+        "NUMBER" | "FLOAT" => 2,
+        "LONG" => 8,
+        "DATE" => 12,
+        "RAW" => 23,
+        "LONG RAW" => 24,
+        "XMLTYPE" => 58,
+        "ROWID" => 69,
+        "CHAR" | "NCHAR" => 96,
+        "BINARY_FLOAT" => 100,
+        "BINARY_DOUBLE" => 101,
+        "CLOB" | "NCLOB" => 112,
+        "BLOB" => 113,
+        "BFILE" => 114,
+        "JSON" => 119,
+        "TIMESTAMP" => 180,
+        "TIMESTAMP WITH TIME ZONE" => 181,
+        "INTERVAL YEAR TO MONTH" => 182,
+        "INTERVAL DAY TO SECOND" => 183,
+        "UROWID" => 208,
+        "TIMESTAMP WITH LOCAL TIME ZONE" => 231,
+        "BOOLEAN" => 252,
+        _ => 0,
+    }
+}
+
+/// Types never in the "all columns" pseudo key (`model._UNKEYABLE_TYPES`).
+const UNKEYABLE_TYPES: [i64; 8] = [8, 24, 58, 112, 113, 114, 119, 0];
+
+fn resolve_charset(name: Option<&str>, db: &str, national: &str) -> Option<String> {
+    match name {
+        Some("CHAR_CS") => Some(db.to_owned()),
+        Some("NCHAR_CS") => Some(national.to_owned()),
+        other => other.map(str::to_owned),
+    }
+}
+
+fn column_from_json(col: &Fields<'_>, db: &str, national: &str) -> Result<Option<ColumnDef>> {
+    let segcol_no = col.opt_int("segcol_no")?;
+    let name = col.get_str("name")?;
+    let type_name = normalize_type_name(col.get_str("type")?);
+    let Some(segcol_no) = segcol_no else {
+        return Ok(None); // a virtual column: no storage, no place in the redo row
+    };
+    let type_code = col.opt_int("type_code")?;
+    let col_no = col.opt_int("col_no")?.unwrap_or(0);
+    let length = col.get_int("length")?;
+    col.opt_int("char_length")?;
+    col.opt_int("precision")?;
+    col.opt_int("scale")?;
+    let charset = resolve_charset(col.opt_str("charset")?, db, national);
+    let nullable = col.get_bool("nullable")?;
+    let hidden = col.opt_bool("hidden", false)?;
+    // ColumnDef.__post_init__
+    let bad = |message: String, detail: (&'static str, Detail)| {
+        Err(Error::dictionary(message, Position::default()).with_detail(detail.0, detail.1))
+    };
+    if name.is_empty() {
+        return bad("column without a name".into(), ("segcol", Detail::Int(segcol_no)));
+    }
+    if segcol_no < 1 {
+        return bad(
+            format!("column {name} has segcol# {segcol_no}; stored columns start at 1"),
+            ("column", name.into()),
+        );
+    }
+    if col_no < 0 || length < 0 {
+        return bad(format!("column {name} has a negative col# or length"), ("column", name.into()));
+    }
+    Ok(Some(ColumnDef {
+        segcol_no,
+        name: name.to_owned(),
+        type_code: type_code.unwrap_or_else(|| type_code_for_name(&type_name)),
+        charset,
+        nullable,
+        hidden,
+    }))
+}
+
+struct Constraint {
+    primary: bool,
+    name: String,
+    columns: Vec<String>,
+}
+
+/// `model.choose_key` (trail contract rule 12): the key column names in column order.
+fn choose_key(columns: &[ColumnDef], mut constraints: Vec<Constraint>) -> Vec<String> {
+    let by_name: HashMap<&str, &ColumnDef> = columns.iter().map(|c| (c.name.as_str(), c)).collect();
+    let ordered = |names: &[String]| -> Vec<String> {
+        columns.iter().filter(|c| names.contains(&c.name)).map(|c| c.name.clone()).collect()
+    };
+    constraints.sort_by(|a, b| (!a.primary, &a.name).cmp(&(!b.primary, &b.name)));
+    for con in &constraints {
+        if con.columns.is_empty() || con.columns.iter().any(|n| !by_name.contains_key(n.as_str())) {
+            continue;
+        }
+        if con.primary || !con.columns.iter().any(|n| by_name[n.as_str()].nullable) {
+            return ordered(&con.columns);
+        }
+    }
+    let visible: Vec<&ColumnDef> = columns.iter().filter(|c| !c.hidden).collect();
+    let keyable: Vec<&ColumnDef> =
+        visible.iter().copied().filter(|c| !UNKEYABLE_TYPES.contains(&c.type_code)).collect();
+    let chosen: Vec<&ColumnDef> = if !keyable.is_empty() {
+        keyable
+    } else if !visible.is_empty() {
+        visible
+    } else {
+        columns.iter().collect()
+    };
+    chosen.into_iter().map(|c| c.name.clone()).collect()
+}
+
+fn table_from_json(
+    table: &Fields<'_>,
+    default_scn: Option<i64>,
+    db: &str,
+    national: &str,
+) -> Result<TableVersion> {
+    let obj = table.get_int("obj")?;
+    let mut columns = Vec::new();
+    for col in table.objects("columns", true)? {
+        let col = col?;
+        match column_from_json(&col, db, national) {
+            Ok(Some(c)) => columns.push(c),
+            Ok(None) => {}
+            Err(mut e) => {
+                e.set_default_detail("json_path", col.path.clone());
+                return Err(e);
+            }
+        }
+    }
+    columns.sort_by_key(|c| c.segcol_no);
+    let key_columns = match table.present("key") {
+        Some(_) => {
+            let key = Fields::new(table.required("key")?, format!("{}.key", table.path))?;
+            let kind = key.get_str("kind")?;
+            if !matches!(kind, "primary" | "unique" | "all") {
+                return Err(key
+                    .problem(Some("kind"), format!("key kind '{kind}' is not one of primary, unique, all")));
+            }
+            key.get_str_list("columns")?
+        }
+        None => {
+            let mut constraints = Vec::new();
+            for con in table.objects("constraints", false)? {
+                let con = con?;
+                let kind = con.get_str("type")?;
+                let primary = match kind {
+                    "P" | "primary" => true,
+                    "U" | "unique" => false,
+                    other => {
+                        return Err(con.problem(
+                            Some("type"),
+                            format!("constraint type '{other}' is not P (primary) or U (unique)"),
+                        ))
+                    }
+                };
+                let cols = con.get_str_list("columns")?;
+                let name = con.get_str("name")?.to_owned();
+                constraints.push(Constraint { primary, name, columns: cols });
+            }
+            choose_key(&columns, constraints)
+        }
+    };
+    let valid_from = match table.opt_int("valid_from_scn")?.or(default_scn) {
+        Some(scn) => scn,
+        None => {
+            return Err(
+                table.problem(Some("valid_from_scn"), "missing, and the document has no top-level scn")
+            )
+        }
+    };
+    let mut partitions = Vec::new();
+    for p in table.objects("partitions", false)? {
+        let p = p?;
+        let pobj = p.get_int("obj")?;
+        let pdataobj = p.opt_int("dataobj")?;
+        p.opt_str("name")?;
+        partitions.push((pobj, pdataobj));
+    }
+    let dataobj = table.opt_int("dataobj")?;
+    let owner = table.get_str("owner")?.to_owned();
+    let name = table.get_str("name")?.to_owned();
+    let valid_to = table.opt_int("valid_to_scn")?;
+    let version = TableVersion {
+        obj,
+        dataobj,
+        owner,
+        name,
+        columns,
+        key_columns,
+        valid_from_scn: valid_from,
+        valid_to_scn: valid_to,
+        partitions,
+    };
+    check_version(&version).map_err(|mut e| {
+        e.set_default_detail("json_path", table.path.clone());
+        e
+    })?;
+    Ok(version)
+}
+
+/// `TableVersion.__post_init__`.
+fn check_version(v: &TableVersion) -> Result<()> {
+    let full = format!("{}.{}", v.owner, v.name);
+    let err = |message: String| {
+        Error::dictionary(message, Position::default()).with_detail("obj", Detail::Int(v.obj))
+    };
+    if v.columns.is_empty() {
+        return Err(err(format!("{full}: table without stored columns")));
+    }
+    let mut previous = 0;
+    let mut names: Vec<&str> = Vec::new();
+    for c in &v.columns {
+        if c.segcol_no <= previous {
+            return Err(err(format!(
+                "{full}: columns not in strictly ascending segcol# order at {}",
+                c.name
+            ))
+            .with_detail("segcol", Detail::Int(c.segcol_no)));
+        }
+        if names.contains(&c.name.as_str()) {
+            return Err(err(format!("{full}: duplicate column {}", c.name)));
+        }
+        previous = c.segcol_no;
+        names.push(&c.name);
+    }
+    let missing: Vec<&String> = v.key_columns.iter().filter(|k| !names.contains(&k.as_str())).collect();
+    if !missing.is_empty() || v.key_columns.is_empty() {
+        return Err(err(format!("{full}: key columns {missing:?} are not columns of the table")));
+    }
+    if let Some(to) = v.valid_to_scn {
+        if to <= v.valid_from_scn {
+            return Err(err(format!("{full}: empty SCN range [{}, {to})", v.valid_from_scn))
+                .with_detail("scn", Detail::Int(v.valid_from_scn)));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = r#"{"format": "redotrail-dictionary", "format_version": 1, "db_charset": "AL32UTF8",
+      "national_charset": "AL16UTF16", "max_object_id": 100, "tables": [
+      {"obj": 10, "dataobj": 11, "owner": "HR", "name": "T", "valid_from_scn": 5, "valid_to_scn": 50,
+       "columns": [{"segcol_no": 2, "name": "B", "type": "VARCHAR2(10)", "length": 10, "nullable": true, "charset": "CHAR_CS"},
+                   {"segcol_no": 1, "name": "A", "type": "NUMBER", "length": 22, "nullable": false},
+                   {"segcol_no": null, "name": "V", "type": "NUMBER"}],
+       "constraints": [{"name": "U1", "type": "U", "columns": ["A"]}],
+       "partitions": [{"obj": 12, "dataobj": 13}]}]}"#;
+
+    #[test]
+    fn reads_versions_keys_and_segments() {
+        let d = Dictionary::from_json(DOC).unwrap();
+        let v = d.lookup(10, 5).unwrap();
+        assert_eq!(v.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["A", "B"]);
+        assert_eq!(v.columns[1].type_code, 1);
+        assert_eq!(v.columns[1].charset.as_deref(), Some("AL32UTF8"));
+        assert_eq!(v.key_columns, ["A"]);
+        assert!(d.lookup(10, 50).is_none() && d.lookup(13, 49).is_some() && d.knows(12));
+        assert_eq!(d.max_object_id, Some(100));
+    }
+
+    #[test]
+    fn malformed_documents_are_dictionary_errors() {
+        for text in ["[", "[]", r#"{"format": "x"}"#, &DOC.replace("\"obj\": 10", "\"obj\": \"10\"")] {
+            let e = Dictionary::from_json(text).unwrap_err();
+            assert_eq!(e.kind(), "dictionary", "{text}");
+        }
+    }
+
+    #[test]
+    fn type_names_are_normalized() {
+        assert_eq!(normalize_type_name("timestamp(6)  with time zone"), "TIMESTAMP WITH TIME ZONE");
+        assert_eq!(type_code_for_name(&normalize_type_name("Interval Day(2) To Second(6)")), 183);
+    }
+}
