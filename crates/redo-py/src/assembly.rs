@@ -55,6 +55,23 @@ pub struct CommittedTransaction {
 }
 
 impl CommittedTransaction {
+    /// The core's transaction back, its changes moved out (`None` once they were read): for the
+    /// emitter (`emit.rs`).
+    pub(crate) fn take_core(&mut self) -> Option<redo_core::assembly::CommittedTransaction> {
+        let changes = self.changes.take()?;
+        Some(redo_core::assembly::CommittedTransaction {
+            xid: self.xid,
+            commit_scn: self.commit_scn,
+            commit_time: self.commit_time,
+            thread: self.thread,
+            seq: self.seq,
+            block: self.block,
+            offset: self.offset,
+            begin_scn: self.begin_scn,
+            changes,
+        })
+    }
+
     fn of(t: redo_core::assembly::CommittedTransaction) -> Self {
         CommittedTransaction {
             commit_scn: t.commit_scn,

@@ -6,6 +6,7 @@
 mod arrow;
 mod assembly;
 mod convert;
+mod emit;
 mod errors;
 mod values;
 
@@ -298,5 +299,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<assembly::TransactionTable>()?;
     m.add_class::<assembly::CommittedTransaction>()?;
     m.add_class::<assembly::EventBatches>()?;
+    m.add_class::<emit::Emitter>()?;
+    m.add_function(wrap_pyfunction!(emit::trail_schema, m)?)?;
     Ok(())
 }

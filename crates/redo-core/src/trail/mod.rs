@@ -1,5 +1,16 @@
-//! The trail (Python `redo_lib/trail/`): the dictionary the emitter shapes rows with (`dictionary`).
+//! The trail (Python `redo_lib/trail/` and the row-change half of `redo_lib/assembly/`): committed
+//! transactions' change events -> row changes (`rows`, with LOB pieces stitched by `lobs`) -> trail
+//! records shaped with the dictionary (`dictionary`, `emit`) -> record batches of the trail schema
+//! (`schema`). Issue 16, third step: compared with the Python emitter by
+//! tests/unit/native/test_emit_differential.py; not yet called by the pipeline.
 
 pub mod dictionary;
+pub mod emit;
+pub mod lobs;
+pub mod rows;
+pub mod schema;
 
 pub use dictionary::{ColumnDef, Dictionary, TableVersion};
+pub use emit::{capture_options, DdlHandler, DdlProblem, DdlSubject, EmitOptions, Emitter};
+pub use rows::{RowChange, RowChanges, RowOp};
+pub use schema::{trail_schema, TrailBuilder, TrailRecord};

@@ -1,0 +1,293 @@
+//! The emitter of the core (`redo_core::trail::Emitter`) for Python: a committed transaction of
+//! `native.TransactionTable` in, its trail rows out as one record batch of the trail schema, and
+//! the counters of `redo_lib.trail.emit.TrailEmitter` as attributes. For the differential test
+//! against the Python emitter now, and for the assemble stage later.
+//!
+//! DDL is the one part that calls back into Python: the statement's subject
+//! (`dictionary.ddl.ddl_subject`) and, with `apply_ddl`, the dictionary it leaves
+//! (`trail.emit.evolve_dictionary` on a `DictionaryHistory` kept beside the core's dictionary,
+//! which is rebuilt from its JSON when a DDL changed it). DDL is rare; its parser is not ported.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use redo_core::trail::{
+    DdlHandler, DdlProblem, DdlSubject, Dictionary, EmitOptions, RowChange, TrailBuilder,
+};
+use redo_core::{Error, Position};
+
+use crate::arrow::{ArrowBatch, ArrowSchema};
+use crate::assembly::CommittedTransaction;
+use crate::errors;
+
+/// The trail schema (`redo_core::trail::trail_schema`), with `__arrow_c_schema__`.
+#[pyfunction]
+pub fn trail_schema() -> ArrowSchema {
+    ArrowSchema::new(redo_core::trail::trail_schema())
+}
+
+/// The DDL side, in Python. A Python exception is kept in `failed` and raised after the call.
+struct PyDdl<'a> {
+    history: &'a mut Option<Py<PyAny>>,
+    json: &'a str,
+    failed: Option<PyErr>,
+}
+
+impl PyDdl<'_> {
+    fn fail(&mut self, e: PyErr) -> Error {
+        self.failed = Some(e);
+        Error::dictionary("a Python error in the DDL handler", Position::default())
+    }
+
+    fn evolve_py(
+        &mut self,
+        py: Python<'_>,
+        rc: &RowChange,
+        counters: &mut BTreeMap<String, u64>,
+        problems: &mut Vec<DdlProblem>,
+    ) -> PyResult<Option<Dictionary>> {
+        if self.history.is_none() {
+            let history = py
+                .import("redo_lib.dictionary")?
+                .getattr("DictionaryHistory")?
+                .call_method1("from_json", (self.json,))?;
+            *self.history = Some(history.unbind());
+        }
+        let Some(history) = self.history.as_ref() else { return Ok(None) };
+        let history = history.bind(py).clone();
+        let change = PyDict::new(py);
+        change.set_item("scn", rc.scn)?;
+        change.set_item("obj", rc.obj)?;
+        change.set_item("ddl_text", &rc.ddl_text)?;
+        change.set_item("ddl_schema", &rc.ddl_schema)?;
+        let change = py.import("types")?.getattr("SimpleNamespace")?.call((), Some(&change))?;
+        let counter = py.import("collections")?.getattr("Counter")?.call0()?;
+        let found = PyList::empty(py);
+        let evolved = py.import("redo_lib.trail.emit")?.getattr("evolve_dictionary")?.call1((
+            &history,
+            vec![change],
+            &counter,
+            &found,
+        ))?;
+        for (name, n) in counter
+            .call_method0("items")?
+            .try_iter()?
+            .map(|i| i?.extract::<(String, u64)>())
+            .collect::<PyResult<Vec<_>>>()?
+        {
+            *counters.entry(name).or_insert(0) += n;
+        }
+        for p in found.iter() {
+            let get = |k: &str| p.get_item(k);
+            problems.push(DdlProblem {
+                kind: get("kind")?.extract()?,
+                scn: get("scn")?.extract()?,
+                obj: get("obj")?.extract()?,
+                schema: get("schema")?.extract()?,
+                text: get("text")?.extract()?,
+                message: get("message")?.extract()?,
+            });
+        }
+        if evolved.is(&history) {
+            return Ok(None);
+        }
+        let json: String = evolved.call_method0("to_json")?.extract()?;
+        *self.history = Some(evolved.unbind());
+        Dictionary::from_json(&json).map(Some).map_err(|e| errors::to_py(py, &e))
+    }
+}
+
+impl DdlHandler for PyDdl<'_> {
+    fn subject(&mut self, text: &str, schema: &str) -> redo_core::Result<DdlSubject> {
+        let got = Python::attach(|py| -> PyResult<DdlSubject> {
+            let s = py.import("redo_lib.dictionary.ddl")?.getattr("ddl_subject")?.call1((text, schema))?;
+            Ok(DdlSubject {
+                operation: s.getattr("operation")?.extract()?,
+                object_type: s.getattr("object_type")?.extract()?,
+                owner: s.getattr("owner")?.extract()?,
+                name: s.getattr("name")?.extract()?,
+            })
+        });
+        got.map_err(|e| self.fail(e))
+    }
+
+    fn evolve(
+        &mut self,
+        rc: &RowChange,
+        counters: &mut BTreeMap<String, u64>,
+        problems: &mut Vec<DdlProblem>,
+    ) -> redo_core::Result<Option<Dictionary>> {
+        let got = Python::attach(|py| self.evolve_py(py, rc, counters, problems));
+        got.map_err(|e| self.fail(e))
+    }
+}
+
+fn owners(value: Option<BTreeSet<String>>, default: BTreeSet<String>) -> BTreeSet<String> {
+    value.unwrap_or(default)
+}
+
+/// Committed transactions -> trail rows (`redo_core::trail::Emitter`; Python `TrailEmitter`).
+/// `dictionary` is the dictionary's JSON text (`DictionaryHistory.to_json()`), `None` for
+/// schemaless mode; the keywords are `EmitOptions`' fields.
+#[pyclass(module = "redo_lib._native")]
+pub struct Emitter {
+    inner: redo_core::trail::Emitter,
+    json: String,
+    history: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl Emitter {
+    #[new]
+    #[pyo3(signature = (dictionary=None, *, emit_unknown=false, full_deletes=false, include_owners=None, exclude_owners=None, include_tables=None, exclude_tables=None, apply_ddl=true))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        dictionary: Option<String>,
+        emit_unknown: bool,
+        full_deletes: bool,
+        include_owners: Option<BTreeSet<String>>,
+        exclude_owners: Option<BTreeSet<String>>,
+        include_tables: Option<BTreeSet<String>>,
+        exclude_tables: Option<BTreeSet<String>>,
+        apply_ddl: bool,
+    ) -> PyResult<Self> {
+        let defaults = EmitOptions::default();
+        let options = EmitOptions {
+            emit_unknown,
+            full_deletes,
+            include_owners: owners(include_owners, defaults.include_owners),
+            exclude_owners: owners(exclude_owners, defaults.exclude_owners),
+            include_tables: owners(include_tables, defaults.include_tables),
+            exclude_tables: owners(exclude_tables, defaults.exclude_tables),
+            apply_ddl,
+        };
+        let parsed = match &dictionary {
+            Some(text) => {
+                let text = text.as_str();
+                Some(py.detach(|| Dictionary::from_json(text)).map_err(|e| errors::to_py(py, &e))?)
+            }
+            None => None,
+        };
+        Ok(Emitter {
+            inner: redo_core::trail::Emitter::new(parsed, options),
+            json: dictionary.unwrap_or_default(),
+            history: None,
+        })
+    }
+
+    /// The trail rows of one committed transaction (its changes are read here, once) as a record
+    /// batch of the trail schema (`commit_log` on every row, `batch_id` null, `trail_seq` 0, as
+    /// `schema.to_row(record, commit_log=...)`). Runs without the GIL but for DDL.
+    #[pyo3(signature = (txn, commit_log=None))]
+    fn emit(
+        &mut self,
+        py: Python<'_>,
+        txn: &mut CommittedTransaction,
+        commit_log: Option<String>,
+    ) -> PyResult<ArrowBatch> {
+        let txn = txn.take_core().ok_or_else(|| PyValueError::new_err("the changes were already read"))?;
+        let mut handler = PyDdl { history: &mut self.history, json: &self.json, failed: None };
+        let inner = &mut self.inner;
+        let result = py.detach(|| {
+            let mut out = TrailBuilder::new();
+            inner.emit(&txn, Some(&mut handler), &mut out, commit_log.as_deref())?;
+            out.finish()
+        });
+        if let Some(e) = handler.failed.take() {
+            return Err(e);
+        }
+        result.map(ArrowBatch::new).map_err(|e| errors::to_py(py, &e))
+    }
+
+    /// The named counters (as the Python emitter's `Counter`).
+    #[getter]
+    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (k, v) in &self.inner.counters {
+            out.set_item(k, v)?;
+        }
+        Ok(out)
+    }
+
+    #[getter]
+    fn trail_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        obj_counts(py, &self.inner.trail_counts)
+    }
+
+    #[getter]
+    fn out_of_scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        obj_counts(py, &self.inner.out_of_scope)
+    }
+
+    #[getter]
+    fn unknown_in_scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        obj_counts(py, &self.inner.unknown_in_scope)
+    }
+
+    #[getter]
+    fn unknown_objects(&self) -> BTreeMap<i64, u64> {
+        self.inner.unknown_objects.clone()
+    }
+
+    #[getter]
+    fn unknown_first_scn(&self) -> BTreeMap<i64, i64> {
+        self.inner.unknown_first_scn.clone()
+    }
+
+    /// (owner.table, op) -> records
+    #[getter]
+    fn emitted(&self) -> BTreeMap<(String, &'static str), u64> {
+        self.inner.emitted.clone()
+    }
+
+    #[getter]
+    fn value_errors(&self) -> Vec<String> {
+        self.inner.value_errors.clone()
+    }
+
+    /// (owner.name, verb) -> DDL records
+    #[getter]
+    fn ddl_records(&self) -> BTreeMap<(String, String), u64> {
+        self.inner.ddl_records.clone()
+    }
+
+    #[getter]
+    fn ddl_problems<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for p in &self.inner.ddl_problems {
+            let d = PyDict::new(py);
+            d.set_item("kind", &p.kind)?;
+            d.set_item("scn", p.scn)?;
+            d.set_item("obj", p.obj)?;
+            d.set_item("schema", &p.schema)?;
+            d.set_item("text", &p.text)?;
+            d.set_item("message", &p.message)?;
+            out.append(d)?;
+        }
+        Ok(out)
+    }
+
+    /// The capture scope as counts.json reports it (`TrailEmitter.scope()`).
+    fn scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (capture, limit, unclassified) = self.inner.scope();
+        let out = PyDict::new(py);
+        out.set_item("capture", if capture.is_empty() { None } else { Some(capture) })?;
+        out.set_item("max_object_id", limit)?;
+        out.set_item("unclassified_changes", unclassified)?;
+        Ok(out)
+    }
+}
+
+fn obj_counts<'py>(
+    py: Python<'py>,
+    map: &BTreeMap<(i64, &'static str), u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for ((obj, op), n) in map {
+        out.set_item((*obj, *op), *n)?;
+    }
+    Ok(out)
+}
