@@ -180,7 +180,8 @@ impl Emitter {
 
     /// The trail rows of one committed transaction (its changes are read here, once) as a record
     /// batch of the trail schema (`commit_log` on every row, `batch_id` null, `trail_seq` 0, as
-    /// `schema.to_row(record, commit_log=...)`). Runs without the GIL but for DDL.
+    /// `schema.to_row(record, commit_log=...)`). Runs without the GIL but for DDL. On an error the
+    /// rows of the transaction before it come with the exception, as its `rows` attribute.
     #[pyo3(signature = (txn, commit_log=None))]
     fn emit(
         &mut self,
@@ -191,15 +192,18 @@ impl Emitter {
         let txn = txn.take_core().ok_or_else(|| PyValueError::new_err("the changes were already read"))?;
         let mut handler = PyDdl { history: &mut self.history, json: &self.json, failed: None };
         let inner = &mut self.inner;
-        let result = py.detach(|| {
-            let mut out = TrailBuilder::new();
-            inner.emit(&txn, Some(&mut handler), &mut out, commit_log.as_deref())?;
-            out.finish()
-        });
-        if let Some(e) = handler.failed.take() {
-            return Err(e);
-        }
-        result.map(ArrowBatch::new).map_err(|e| errors::to_py(py, &e))
+        let mut out = TrailBuilder::new();
+        let result = py.detach(|| inner.emit(&txn, Some(&mut handler), &mut out, commit_log.as_deref()));
+        let failed = handler.failed.take();
+        let rows = out.finish().map_err(|e| errors::to_py(py, &e))?;
+        let err = match (failed, result) {
+            (Some(e), _) => e,
+            (None, Err(e)) => errors::to_py(py, &e),
+            (None, Ok(_)) => return Ok(ArrowBatch::new(rows)),
+        };
+        // the records before the error, as the Python generator yields them before raising
+        err.value(py).setattr("rows", ArrowBatch::new(rows))?;
+        Err(err)
     }
 
     /// The named counters (as the Python emitter's `Counter`).

@@ -119,7 +119,12 @@ def run_rust(
             batch = pa.RecordBatch.from_pylist(event_rows[start : start + chunk], schema=events_schema())
             for txn in table.feed_batch(batch):
                 log = commit_log_name(txn.thread, txn.seq, None)
-                rows.extend(pa.record_batch(emitter.emit(txn, commit_log=log)).to_pylist())
+                try:
+                    batch = emitter.emit(txn, commit_log=log)
+                except RedoError as exc:  # the transaction's rows before the error come with it
+                    rows.extend(pa.record_batch(exc.rows).to_pylist())  # type: ignore[attr-defined]
+                    raise
+                rows.extend(pa.record_batch(batch).to_pylist())
     except RedoError as exc:
         out.error = _error(exc)
     _finish(out, rows, emitter)

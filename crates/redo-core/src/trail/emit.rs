@@ -174,7 +174,7 @@ fn count<K: Ord>(map: &mut BTreeMap<K, u64>, key: K) {
 
 /// Microseconds cut to whole seconds (`render_time`'s `%Y-%m-%dT%H:%M:%S`, read back by `to_row`).
 fn whole_seconds(micros: i64) -> i64 {
-    micros - micros.rem_euclid(1_000_000)
+    micros.div_euclid(1_000_000).saturating_mul(1_000_000)
 }
 
 /// `RowId.from_dba(dataobj, dba, slot)` as text; out-of-range fields are a `ValueDecode` error.
