@@ -206,6 +206,47 @@ impl Emitter {
         Err(err)
     }
 
+    /// `emit` over several transactions (in commit order), their rows in one record batch:
+    /// `commit_logs` one per transaction (`None`: null). On an error the rows before it come with
+    /// the exception (`rows`), and the transactions not reached keep their changes.
+    #[pyo3(signature = (txns, commit_logs=None))]
+    fn emit_many(
+        &mut self,
+        py: Python<'_>,
+        txns: Vec<PyRefMut<'_, CommittedTransaction>>,
+        commit_logs: Option<Vec<Option<String>>>,
+    ) -> PyResult<ArrowBatch> {
+        let logs = commit_logs.unwrap_or_else(|| vec![None; txns.len()]);
+        if logs.len() != txns.len() {
+            return Err(PyValueError::new_err("commit_logs must have one entry per transaction"));
+        }
+        let mut out = TrailBuilder::new();
+        let mut failure: Option<PyErr> = None;
+        for (mut txn, log) in txns.into_iter().zip(logs) {
+            let Some(core) = txn.take_core() else {
+                failure = Some(PyValueError::new_err("the changes were already read"));
+                break;
+            };
+            let mut handler = PyDdl { history: &mut self.history, json: &self.json, failed: None };
+            let inner = &mut self.inner;
+            let result = py.detach(|| inner.emit(&core, Some(&mut handler), &mut out, log.as_deref()));
+            match (handler.failed.take(), result) {
+                (Some(e), _) => failure = Some(e),
+                (None, Err(e)) => failure = Some(errors::to_py(py, &e)),
+                (None, Ok(_)) => continue,
+            }
+            break;
+        }
+        let rows = out.finish().map_err(|e| errors::to_py(py, &e))?;
+        match failure {
+            None => Ok(ArrowBatch::new(rows)),
+            Some(err) => {
+                err.value(py).setattr("rows", ArrowBatch::new(rows))?;
+                Err(err)
+            }
+        }
+    }
+
     /// The named counters (as the Python emitter's `Counter`).
     #[getter]
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

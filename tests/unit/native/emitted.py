@@ -102,7 +102,9 @@ def run_rust(
     *,
     chunk: int = 1000,
     memory_limit: int = 50_000,
+    many: bool = False,
 ) -> Emitted:
+    """``many``: the transactions of each fed batch through one ``emit_many`` call."""
     import pyarrow as pa
 
     from redo_lib.native import native
@@ -117,7 +119,16 @@ def run_rust(
     try:
         for start in range(0, len(event_rows), chunk):
             batch = pa.RecordBatch.from_pylist(event_rows[start : start + chunk], schema=events_schema())
-            for txn in table.feed_batch(batch):
+            committed = table.feed_batch(batch)
+            if many:
+                logs = [commit_log_name(t.thread, t.seq, None) for t in committed]
+                try:
+                    rows.extend(pa.record_batch(emitter.emit_many(committed, logs)).to_pylist())
+                except RedoError as exc:
+                    rows.extend(pa.record_batch(exc.rows).to_pylist())  # type: ignore[attr-defined]
+                    raise
+                continue
+            for txn in committed:
                 log = commit_log_name(txn.thread, txn.seq, None)
                 try:
                     batch = emitter.emit(txn, commit_log=log)

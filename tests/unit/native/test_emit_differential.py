@@ -16,6 +16,7 @@ import dataclasses
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,7 +65,7 @@ def gen_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def both(events: list[ChangeEvent] | tuple[ChangeEvent, ...], dictionary: DictionaryHistory | None,
-         options: EmitOptions | None = None, **rust: int) -> int:  # fmt: skip
+         options: EmitOptions | None = None, **rust: Any) -> int:  # fmt: skip
     """Both emitters over the events, asserted the same; how many trail rows."""
     options = options or EmitOptions()
     python = run_python(events, dictionary, options)
@@ -87,6 +88,7 @@ def test_named_scenario(name: str, gen_dir: Path) -> None:
     assert both(events, dictionary) > 0
     both(events, None)  # schemaless
     both(events, dictionary, memory_limit=3, chunk=7)  # spilled transactions read back
+    both(events, dictionary, many=True, chunk=50)  # emit_many: the transactions of a fed batch at once
 
 
 @pytest.mark.parametrize("name", ["basic_dml", "keys", "lobs", "array_and_direct_load", "schema_changes"])

@@ -133,6 +133,7 @@ def transactions(draw: st.DrawFn) -> list[ChangeEvent]:
 def check(events: list[ChangeEvent], dictionary: DictionaryHistory | None, options: EmitOptions) -> None:
     python = run_python(events, dictionary, options)
     assert_same(python, run_rust(events, dictionary, options, chunk=5))
+    assert_same(python, run_rust(events, dictionary, options, chunk=7, many=True))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -624,17 +624,14 @@ struct Renderer<'a, 'b> {
 }
 
 impl Renderer<'_, '_> {
-    fn column(&self, idx: i32) -> Option<&super::dictionary::ColumnDef> {
-        let segcol = i64::from(idx) + 1;
-        self.columns.binary_search_by_key(&segcol, |c| c.segcol_no).ok().map(|i| &self.columns[i])
-    }
-
     fn render(&mut self, idx: i32, value: Option<&[u8]>) -> (String, Option<String>) {
-        let Some(col) = self.column(idx) else {
+        let segcol = i64::from(idx) + 1;
+        let columns = self.columns;
+        let Some(col) = columns.binary_search_by_key(&segcol, |c| c.segcol_no).ok().map(|i| &columns[i])
+        else {
             return (format!("COL_{idx}"), value.map(hex_lower));
         };
-        let col = col.clone();
-        let Some(value) = value else { return (col.name, None) };
+        let Some(value) = value else { return (col.name.clone(), None) };
         let mut data: Vec<u8>;
         let mut bytes = value;
         if col.type_code == CLOB || col.type_code == BLOB {
@@ -646,7 +643,7 @@ impl Renderer<'_, '_> {
                 }
                 Ok(None) => {
                     self.emitter.add("lob_values_unresolved", 1);
-                    return (col.name, Some(hex_lower(value)));
+                    return (col.name.clone(), Some(hex_lower(value)));
                 }
                 Err(e) => return self.value_error(&col.name, &e, value),
             }
@@ -663,7 +660,7 @@ impl Renderer<'_, '_> {
             &mut text,
         );
         let out = match result {
-            Ok(()) => (col.name, Some(text)),
+            Ok(()) => (col.name.clone(), Some(text)),
             Err(e) => self.value_error(&col.name, &e, bytes),
         };
         data.clear();
