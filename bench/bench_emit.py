@@ -2,7 +2,11 @@
 stage writes) against the Rust core's (``redo_lib._native.Emitter``, issue 16), on the same generated
 workload in one run.
 
-    .venv/bin/python bench/bench_emit.py [--mb 32] [--seed 16] [--repeat 3] [--schemaless]
+    .venv/bin/python bench/bench_emit.py [--mb 32] [--seed 16] [--repeat 3] [--schemaless] [--dump DIR]
+
+``--dump DIR`` also writes the workload's events (``events.arrow``) and ``dictionary.json`` for the
+core alone, without Python (``crates/redo-core/tests/trail_rate.rs``): ``cd crates &&
+REDO_EMIT_DIR=DIR cargo test --release -p redo-core --test trail_rate -- --ignored --nocapture``.
 
 The workload (``random_scenario(seed, size=...)``: the generator's mix of inserts, updates, deletes,
 array and direct-path inserts, savepoints, rollbacks, LOBs, one or two threads) is generated into a
@@ -118,6 +122,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--schemaless", action="store_true", help="emit without the dictionary")
+    parser.add_argument("--dump", type=Path, help="also write events.arrow and dictionary.json here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-emit-") as tmp:
         t0 = time.perf_counter()
@@ -125,6 +130,17 @@ def main() -> None:
         if args.schemaless:
             dictionary = None
         batches = table.to_batches(max_chunksize=8192)
+        if args.dump:
+            import pyarrow as pa
+
+            args.dump.mkdir(parents=True, exist_ok=True)
+            schema = table.schema.with_metadata({"log_bytes": str(log_bytes)})
+            path = str(args.dump / "events.arrow")
+            with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
+                writer.write_table(table.replace_schema_metadata(schema.metadata), max_chunksize=8192)
+            (args.dump / "dictionary.json").write_text(
+                dictionary.to_json() if dictionary is not None else "", encoding="utf-8"
+            )
         events = [event_from_row(row) for row in table.to_pylist()]
         print(
             f"workload: seed {args.seed}, {log_bytes / 1e6:.1f} MB of redo, {len(events):,} events "

@@ -60,7 +60,7 @@ impl DdlHandler for Ddl {
         _problems: &mut Vec<DdlProblem>,
     ) -> redo_core::Result<Option<Dictionary>> {
         self.0 += 1;
-        Ok(if self.0 % 3 == 0 { Some(Dictionary::from_json(DOC)?) } else { None })
+        Ok(if self.0.is_multiple_of(3) { Some(Dictionary::from_json(DOC)?) } else { None })
     }
 }
 
@@ -138,7 +138,7 @@ fn event(rnd: &mut XorShift, n: i64) -> ChangeEvent {
         let values = (0..rnd.next() % 4)
             .map(|_| {
                 let b = rnd.bytes(6);
-                (rnd.next() % 2 == 0).then(|| e.push_bytes(&b))
+                (rnd.next().is_multiple_of(2)).then(|| e.push_bytes(&b))
             })
             .collect();
         e.rows.push((rnd.pick(&[slot as i32, -1, i32::MAX]), values));
@@ -155,14 +155,14 @@ fn random_transactions_never_panic() {
     let mut rnd = XorShift(0x2545_F491_4F6C_DD1D);
     let mut outcomes = [0usize; 2];
     for round in 0..2_000u64 {
-        let dictionary = (round % 4 != 0).then(|| Dictionary::from_json(DOC).unwrap());
+        let dictionary = (!round.is_multiple_of(4)).then(|| Dictionary::from_json(DOC).unwrap());
         let mut options = EmitOptions {
-            emit_unknown: round % 3 == 0,
-            full_deletes: round % 5 == 0,
-            apply_ddl: round % 7 != 0,
+            emit_unknown: round.is_multiple_of(3),
+            full_deletes: round.is_multiple_of(5),
+            apply_ddl: !round.is_multiple_of(7),
             ..Default::default()
         };
-        if round % 11 == 0 {
+        if round.is_multiple_of(11) {
             options.include_tables.insert("APP.T".into());
         }
         let mut emitter = Emitter::new(dictionary, options);
@@ -184,7 +184,8 @@ fn random_transactions_never_panic() {
                 changes,
             };
             let mut out = TrailBuilder::new();
-            let handler: Option<&mut dyn DdlHandler> = if round % 2 == 0 { Some(&mut ddl) } else { None };
+            let handler: Option<&mut dyn DdlHandler> =
+                if round.is_multiple_of(2) { Some(&mut ddl) } else { None };
             match emitter.emit(&txn, handler, &mut out, Some("1_3")) {
                 Ok(n) => {
                     assert_eq!(out.finish().unwrap().num_rows(), n);
