@@ -36,7 +36,7 @@ fn storage(what: &str, e: impl std::fmt::Display) -> Error {
 
 /// A new temporary file in `dir` (the system's temporary folder by default), already unlinked, so
 /// it disappears with its handle (Python `tempfile.TemporaryFile`).
-fn spill_file(dir: Option<&Path>) -> Result<File> {
+pub(crate) fn spill_file(dir: Option<&Path>) -> Result<File> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir: PathBuf = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
     let nanos =

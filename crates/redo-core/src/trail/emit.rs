@@ -263,11 +263,11 @@ impl Emitter {
     ) -> Result<usize> {
         let pieces = txn.changes.lob_pieces;
         if pieces > 0 {
-            let store = self.lobs.get_or_insert_with(LobStore::default);
+            let store = self.lobs.get_or_insert_with(|| LobStore::new(None));
             store.begin();
             let mut n = 0;
             txn.changes.for_each(|e| {
-                n += u64::from(store.add(e));
+                n += u64::from(store.add(e)?);
                 Ok(())
             })?;
             self.add("lob_pieces", n);
@@ -463,6 +463,7 @@ impl Emitter {
             owner: &table.owner,
             table: &table.name,
             lobs: &mut lob_columns,
+            fatal: None,
         };
         let rowid = rowid(rc.dataobj, rc.bdba, rc.slot)?;
         let (io_type, op, cols, before, changed) = match rc.op {
@@ -530,6 +531,9 @@ impl Emitter {
                 }
             }
         };
+        if let Some(e) = r.fatal.take() {
+            return Err(e);
+        }
         let key_columns = version.as_ref().map_or_else(Vec::new, |v| v.key_columns.clone());
         Ok(Some(Shaped {
             rc,
@@ -584,7 +588,10 @@ impl Emitter {
             self.add("lob_values_in_row", 1);
             return Ok(Some(inline));
         }
-        let data = self.lobs.as_mut().and_then(|s| s.resolve(&locator));
+        let data = match self.lobs.as_mut() {
+            Some(store) => store.resolve(&locator)?,
+            None => None,
+        };
         if data.is_some() {
             self.add("lob_values_out_of_row", 1);
         }
@@ -621,6 +628,8 @@ struct Renderer<'a, 'b> {
     owner: &'b str,
     table: &'b str,
     lobs: &'b mut Vec<LobColumn>,
+    /// an error that fails the emit (the LOB page file), raised once the row is rendered
+    fatal: Option<Error>,
 }
 
 impl Renderer<'_, '_> {
@@ -644,6 +653,11 @@ impl Renderer<'_, '_> {
                 Ok(None) => {
                     self.emitter.add("lob_values_unresolved", 1);
                     return (col.name.clone(), Some(hex_lower(value)));
+                }
+                // the page file failing is no bad value: the emit fails (Python: an OSError)
+                Err(e @ Error::Storage(_)) => {
+                    self.fatal.get_or_insert(e);
+                    return (col.name.clone(), None);
                 }
                 Err(e) => return self.value_error(&col.name, &e, value),
             }

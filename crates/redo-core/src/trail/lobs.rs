@@ -4,13 +4,22 @@
 //!
 //! Pieces are keyed by (LOB id, page DBA): a page rewritten by a later statement gets a new DBA, so a
 //! locator names exactly the version of every page it was written with. One store per emitter, so
-//! pages an earlier transaction of the batch wrote are found. Unlike Python's store (page bytes in
-//! a temporary file, the index in memory) the bytes are held in memory here.
+//! pages an earlier transaction of the batch wrote are found. Memory: as in Python, the page bytes go
+//! to an unlinked temporary file at once (the transaction table's spill files); only the index
+//! (LOB id, DBA) -> (offset, length, page) stays in memory.
 
 use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
 
+use crate::assembly::buffer::spill_file;
 use crate::assembly::ChangeEvent;
 use crate::error::{Error, Result};
+
+fn storage(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::storage(format!("LOB page file: {what}: {e}"), Default::default())
+}
 
 /// flags @5: the locator has an in-row body
 const LOCATOR_IN_ROW: u8 = 0x04;
@@ -83,11 +92,21 @@ pub fn parse_lob_locator(data: &[u8]) -> Result<LobLocator> {
 
 type PageKey = (Vec<u8>, i64);
 
-/// LOB pages by (LOB id, DBA) (Python `LobStore`).
+/// Where a page's bytes are in the file, and its page number.
+#[derive(Clone, Copy, Debug)]
+struct Page {
+    offset: u64,
+    length: usize,
+    page: i64,
+}
+
+/// LOB pages by (LOB id, DBA), their bytes in a temporary file (Python `LobStore`).
 #[derive(Debug, Default)]
 pub struct LobStore {
-    /// (LOB id, DBA) -> (bytes, page number)
-    pages: HashMap<PageKey, (Vec<u8>, i64)>,
+    spill_dir: Option<PathBuf>,
+    file: Option<File>,
+    end: u64,
+    index: HashMap<PageKey, Page>,
     /// pieces of the current transaction no resolved locator named yet
     pending: HashSet<PageKey>,
     pub pieces: u64,
@@ -95,12 +114,17 @@ pub struct LobStore {
 }
 
 impl LobStore {
+    /// A store writing its file in `spill_dir` (the system's temporary folder by default).
+    pub fn new(spill_dir: Option<PathBuf>) -> Self {
+        LobStore { spill_dir, ..Default::default() }
+    }
+
     pub fn len(&self) -> usize {
-        self.pages.len()
+        self.index.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.pages.is_empty()
+        self.index.is_empty()
     }
 
     /// Start a new transaction: pieces still unnamed from the previous one are forgotten.
@@ -108,48 +132,114 @@ impl LobStore {
         self.pending.clear();
     }
 
-    /// Store one event if it is a LOB piece; whether it was.
-    pub fn add(&mut self, e: &ChangeEvent) -> bool {
+    /// Store one event if it is a LOB piece; whether it was. A file failure is `Error::Storage`.
+    pub fn add(&mut self, e: &ChangeEvent) -> Result<bool> {
         if !e.is_lob() {
-            return false;
+            return Ok(false);
         }
-        let key = (e.bytes(e.lob_id).to_vec(), e.bdba);
+        if self.file.is_none() {
+            self.file = Some(spill_file(self.spill_dir.as_deref())?);
+        }
+        let Some(file) = self.file.as_mut() else { return Ok(false) };
         let data = e.bytes(e.lob_data);
-        self.bytes += data.len() as u64;
-        self.pieces += 1;
-        self.pages.insert(key.clone(), (data.to_vec(), e.lob_page));
+        file.seek(SeekFrom::Start(self.end)).map_err(|x| storage("seek", x))?;
+        file.write_all(data).map_err(|x| storage("write", x))?;
+        let key = (e.bytes(e.lob_id).to_vec(), e.bdba);
+        self.index.insert(key.clone(), Page { offset: self.end, length: data.len(), page: e.lob_page });
+        self.end += data.len() as u64;
         self.pending.insert(key);
-        true
+        self.pieces += 1;
+        self.bytes += data.len() as u64;
+        Ok(true)
     }
 
     /// The LOB's data named by the locator; `None` when a page is missing, the pages are out of
     /// order, the last page's length differs, or the form is one not resolved here.
-    pub fn resolve(&mut self, locator: &LobLocator) -> Option<Vec<u8>> {
+    pub fn resolve(&mut self, locator: &LobLocator) -> Result<Option<Vec<u8>>> {
         if let Some(inline) = &locator.inline {
-            return Some(inline.clone());
+            return Ok(Some(inline.clone()));
         }
         if locator.dbas.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut out = Vec::new();
         let mut expected: Option<i64> = None;
         let mut last_len = 0;
         for &dba in &locator.dbas {
             let key = (locator.lob_id.clone(), i64::from(dba));
-            let (data, page) = self.pages.get(&key)?;
-            if expected.is_some_and(|p| p != *page) {
-                return None;
+            let (Some(page), Some(file)) = (self.index.get(&key).copied(), self.file.as_mut()) else {
+                return Ok(None);
+            };
+            if expected.is_some_and(|p| p != page.page) {
+                return Ok(None);
             }
-            expected = Some(page.saturating_add(1));
-            out.extend_from_slice(data);
-            last_len = data.len();
+            expected = Some(page.page.saturating_add(1));
+            file.seek(SeekFrom::Start(page.offset)).map_err(|x| storage("seek", x))?;
+            let start = out.len();
+            out.resize(start + page.length, 0);
+            file.read_exact(&mut out[start..]).map_err(|x| storage("read", x))?;
+            last_len = page.length;
             self.pending.remove(&key);
         }
-        (last_len == locator.last_page_bytes).then_some(out)
+        Ok((last_len == locator.last_page_bytes).then_some(out))
     }
 
     /// Pieces of the current transaction that no resolved locator named.
     pub fn unattached(&self) -> usize {
         self.pending.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::kind;
+
+    fn piece(id: &[u8], dba: i64, page: i64, data: &[u8]) -> ChangeEvent {
+        let mut e = ChangeEvent { kind: kind::LOB, bdba: dba, lob_page: page, ..Default::default() };
+        e.lob_id = e.push_bytes(id);
+        e.lob_data = e.push_bytes(data);
+        e
+    }
+
+    fn page_list(id: &[u8], dbas: &[u32], last: u16) -> Vec<u8> {
+        let mut v = vec![0, 0x54, 0, 1, 2, LOCATOR_IN_ROW, 0, 0, 0, 0];
+        v.extend_from_slice(id);
+        v.extend_from_slice(&((16 + 4 * dbas.len()) as u16).to_be_bytes());
+        v.extend_from_slice(&FLG2_PAGE_LIST.to_be_bytes());
+        v.extend_from_slice(&(dbas.len() as u32).to_be_bytes());
+        v.extend_from_slice(&last.to_be_bytes());
+        v.extend_from_slice(&[0; 6]);
+        for d in dbas {
+            v.extend_from_slice(&d.to_be_bytes());
+        }
+        v
+    }
+
+    #[test]
+    fn pages_are_stitched_from_the_file_in_locator_order() {
+        let id = b"\0\0\0\x01ABCDEF";
+        let mut store = LobStore::new(None);
+        store.begin();
+        for e in [piece(id, 9, 2, b"world"), piece(id, 7, 1, b"hello "), piece(id, 8, 1, b"stale")] {
+            assert!(store.add(&e).unwrap());
+        }
+        assert!(!store.add(&ChangeEvent::default()).unwrap());
+        let locator = parse_lob_locator(&page_list(id, &[7, 9], 5)).unwrap();
+        assert_eq!(store.resolve(&locator).unwrap().as_deref(), Some(&b"hello world"[..]));
+        assert_eq!(store.unattached(), 1); // the page at DBA 8 no locator named
+                                           // out of page order, a missing page, a wrong last-page length: not resolved
+        for (dbas, last) in [(&[9u32, 7][..], 6), (&[7, 10][..], 5), (&[7, 9][..], 4)] {
+            assert_eq!(store.resolve(&parse_lob_locator(&page_list(id, dbas, last)).unwrap()).unwrap(), None);
+        }
+        assert_eq!((store.pieces, store.bytes, store.len()), (3, 16, 3));
+    }
+
+    #[test]
+    fn short_locators_are_format_errors() {
+        assert_eq!(parse_lob_locator(&[0; 19]).unwrap_err().kind(), "format");
+        let mut v = page_list(b"\0\0\0\x01ABCDEF", &[1], 1);
+        v[24..28].copy_from_slice(&9u32.to_be_bytes());
+        assert_eq!(parse_lob_locator(&v).unwrap_err().kind(), "format");
     }
 }
