@@ -315,6 +315,11 @@ impl Emitter {
         Ok(out)
     }
 
+    /// `OWNER.TABLE` of an object as the dictionary last knew it, else `OBJ_<n>`.
+    fn table_name(&self, obj: i64) -> String {
+        self.inner.table_name(obj)
+    }
+
     /// The capture scope as counts.json reports it (`TrailEmitter.scope()`).
     fn scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (capture, limit, unclassified) = self.inner.scope();

@@ -64,6 +64,10 @@ def _finish(out: Emitted, rows: list[dict[str, Any]], emitter: Any) -> None:
         "ddl_problems": list(emitter.ddl_problems),
         "scope": {**scope, "capture": scope["capture"] or None},
     }
+    # the names reconcile() reports the counts under, for every object counted and a few more
+    objs = {obj for key in ("trail_counts", "out_of_scope", "unknown_in_scope") for obj, _ in out.counts[key]}
+    objs |= set(out.counts["unknown_objects"]) | {0, 1, 70_000, 70_001, 70_002, 80_000}
+    out.counts["table_names"] = {obj: emitter.table_name(obj) for obj in sorted(objs)}
 
 
 def _error(exc: RedoError) -> tuple[Any, ...]:

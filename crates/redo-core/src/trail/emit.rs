@@ -598,6 +598,27 @@ impl Emitter {
         Ok(data)
     }
 
+    /// `OWNER.TABLE` of an object as the dictionary last knew it (a table's obj, else a partition's
+    /// or table's dataobj), else `OBJ_<n>` (Python `TrailEmitter.table_name`).
+    pub fn table_name(&self, obj: i64) -> String {
+        if let Some(d) = &self.dictionary {
+            let mut by_dataobj: Option<&TableVersion> = None;
+            let mut by_obj: Option<&TableVersion> = None;
+            for v in d.iter() {
+                if v.obj == obj {
+                    by_obj = Some(v); // the last version wins
+                }
+                if by_dataobj.is_none() && v.dataobj == Some(obj) {
+                    by_dataobj = Some(v); // setdefault: the first one
+                }
+            }
+            if let Some(v) = by_obj.or(by_dataobj) {
+                return format!("{}.{}", v.owner, v.name);
+            }
+        }
+        format!("OBJ_{obj}")
+    }
+
     /// The capture scope as counts.json reports it: (capture entries, max_object_id, unclassified).
     pub fn scope(&self) -> (Vec<String>, Option<i64>, u64) {
         let o = &self.options;
