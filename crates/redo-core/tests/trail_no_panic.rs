@@ -146,7 +146,19 @@ fn event(rnd: &mut XorShift, n: i64) -> ChangeEvent {
     e.lob_id = e.push_bytes(b"\0\0\0\x01LOBID\0");
     let data = rnd.bytes(8);
     e.lob_data = e.push_bytes(&data);
-    e.ddl_text = rnd.pick(&["", "ALTER TABLE T ADD (Z NUMBER)", "DROP", "é"]).into();
+    e.ddl_text = rnd
+        .pick(&[
+            "",
+            "ALTER TABLE T ADD (Z NUMBER)",
+            "DROP",
+            "é",
+            "CREATE \"\"\"",
+            "/* x",
+            "drop table 'a.",
+            "RENAME \"a\"\"b\".",
+            "--",
+        ])
+        .into();
     e
 }
 

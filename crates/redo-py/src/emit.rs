@@ -3,19 +3,17 @@
 //! the counters of `redo_lib.trail.emit.TrailEmitter` as attributes. For the differential test
 //! against the Python emitter now, and for the assemble stage later.
 //!
-//! DDL is the one part that calls back into Python: the statement's subject
-//! (`dictionary.ddl.ddl_subject`) and, with `apply_ddl`, the dictionary it leaves
+//! DDL is the one part that calls back into Python: with `apply_ddl`, the dictionary a DDL leaves
 //! (`trail.emit.evolve_dictionary` on a `DictionaryHistory` kept beside the core's dictionary,
-//! which is rebuilt from its JSON when a DDL changed it). DDL is rare; its parser is not ported.
+//! which is rebuilt from its JSON when a DDL changed it). DDL is rare; that parser is not ported
+//! (the statement's subject is the core's, `trail::ddl`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use redo_core::trail::{
-    DdlHandler, DdlProblem, DdlSubject, Dictionary, EmitOptions, RowChange, TrailBuilder,
-};
+use redo_core::trail::{DdlHandler, DdlProblem, Dictionary, EmitOptions, RowChange, TrailBuilder};
 use redo_core::{Error, Position};
 
 use crate::arrow::{ArrowBatch, ArrowSchema};
@@ -100,19 +98,6 @@ impl PyDdl<'_> {
 }
 
 impl DdlHandler for PyDdl<'_> {
-    fn subject(&mut self, text: &str, schema: &str) -> redo_core::Result<DdlSubject> {
-        let got = Python::attach(|py| -> PyResult<DdlSubject> {
-            let s = py.import("redo_lib.dictionary.ddl")?.getattr("ddl_subject")?.call1((text, schema))?;
-            Ok(DdlSubject {
-                operation: s.getattr("operation")?.extract()?,
-                object_type: s.getattr("object_type")?.extract()?,
-                owner: s.getattr("owner")?.extract()?,
-                name: s.getattr("name")?.extract()?,
-            })
-        });
-        got.map_err(|e| self.fail(e))
-    }
-
     fn evolve(
         &mut self,
         rc: &RowChange,

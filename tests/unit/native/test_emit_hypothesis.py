@@ -260,3 +260,26 @@ def test_a_dictionary_error_names_its_json_path() -> None:
     assert caught.value.details["json_path"] == "$.tables[1].columns[0].length"
     with pytest.raises(RedoError):
         native.Emitter("{")
+
+
+DDL_WORDS = st.sampled_from(
+    ["CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "PURGE", "FLASHBACK", "GRANT", "OR", "REPLACE",
+     "GLOBAL", "TEMPORARY", "UNIQUE", "MATERIALIZED", "VIEW", "PACKAGE", "BODY", "TYPE", "TABLE", "INDEX",
+     "create", "table", "hr", "t1", ".", "..", '"', '""', '"""', '"x""y"', "'", "''", "'a''b'", "/*", "*/",
+     "--", "\n", ";", "/", "(", ")", "1", "2.5", "a$#_", "é", "\x1c", "\u3000", "\u0663"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(DDL_WORDS, max_size=8), st.sampled_from([" ", "", "\t"]), st.sampled_from(["APP", ""]))
+def test_ddl_subjects(words: list[str], sep: str, schema: str) -> None:
+    """The core's ``ddl_subject`` (the DDL record's OPERATION, OBJECT_TYPE, owner and table) is
+    Python's on statements of DDL words, quotes, comments and odd characters (schemaless: every DDL
+    record is emitted)."""
+    text = sep.join(words)
+    events = [
+        ChangeEvent(kind=kind, usn=1, slot=1, sqn=1, thread=1, seq=3, block=2 + n, offset=16, scn=100 + n,
+                    subscn=0, time=T0, ddl_text=text if kind is EventKind.DDL else "", ddl_schema=schema)
+        for n, kind in enumerate([EventKind.BEGIN, EventKind.DDL, EventKind.COMMIT])
+    ]  # fmt: skip
+    check(events, None, EmitOptions())

@@ -8,10 +8,11 @@
 //! `out_of_scope` at or below its `max_object_id`, `unknown_in_scope` above it, or emitted
 //! schemaless (`OBJ_<n>`, `COL_<n>` as hex) with `emit_unknown` or without a dictionary.
 //!
-//! DDL (IOType 160) needs the statement's subject (verb, object type, owner, name) and, with
-//! `apply_ddl`, a new dictionary version from its SCN on: both come from a [`DdlHandler`] (the
-//! binding's calls Python's `ddl_subject` and `evolve_dictionary`; the DDL parser is not ported).
-//! Without a handler a DDL row change is counted as `ddl_unhandled` and left out.
+//! DDL (IOType 160) needs the statement's subject (verb, object type, owner, name: `ddl.rs`) and,
+//! with `apply_ddl`, a new dictionary version from its SCN on: that comes from a [`DdlHandler`] (the
+//! binding's calls Python's `evolve_dictionary`; the DDL parser that applies a statement is not
+//! ported). Without a handler the DDL record is emitted and the dictionary stays as it was, counted
+//! as `ddl_not_applied`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -106,10 +107,13 @@ pub struct DdlProblem {
     pub message: String,
 }
 
-/// The DDL side of the emitter: the statement's subject and the dictionary it leaves.
+/// The DDL side of the emitter: the dictionary a DDL leaves (and the statement's subject, by
+/// default [`super::ddl::ddl_subject`]).
 pub trait DdlHandler {
     /// `ddl_subject(text, schema)`.
-    fn subject(&mut self, text: &str, schema: &str) -> Result<DdlSubject>;
+    fn subject(&mut self, text: &str, schema: &str) -> Result<DdlSubject> {
+        Ok(super::ddl::ddl_subject(text, schema))
+    }
     /// `evolve_dictionary(dictionary, [rc], counters, problems)`: the new dictionary when the DDL
     /// changed it (`None`: unchanged); counters and problems are added to.
     fn evolve(
@@ -429,11 +433,11 @@ impl Emitter {
     fn shape(&mut self, rc: RowChange, ddl: &mut Option<&mut dyn DdlHandler>) -> Result<Option<Shaped>> {
         if rc.op == RowOp::Ddl {
             self.add("ddl", 1);
-            let Some(handler) = ddl.as_deref_mut() else {
-                self.add("ddl_unhandled", 1);
-                return Ok(None);
-            };
             if self.options.apply_ddl && self.dictionary.is_some() {
+                let Some(handler) = ddl.as_deref_mut() else {
+                    self.add("ddl_not_applied", 1); // no handler: the dictionary stays as it was
+                    return self.shape_ddl(rc, None);
+                };
                 let mut problems = std::mem::take(&mut self.ddl_problems);
                 let evolved = handler.evolve(&rc, &mut self.counters, &mut problems);
                 self.ddl_problems = problems;
@@ -442,7 +446,7 @@ impl Emitter {
                     self.by_dataobj = None; // creates and drops change this map
                 }
             }
-            return self.shape_ddl(rc, handler);
+            return self.shape_ddl(rc, ddl.as_deref_mut());
         }
         let Some(table) = self.table(&rc) else { return Ok(None) };
         let version = table.version.clone();
@@ -551,8 +555,15 @@ impl Emitter {
     }
 
     /// A DDL as its trail record (IOType 160): verb, object type and text as the image, no row.
-    fn shape_ddl(&mut self, rc: RowChange, handler: &mut dyn DdlHandler) -> Result<Option<Shaped>> {
-        let subject = handler.subject(&rc.ddl_text, &rc.ddl_schema)?;
+    fn shape_ddl<'h>(
+        &mut self,
+        rc: RowChange,
+        handler: Option<&mut (dyn DdlHandler + 'h)>,
+    ) -> Result<Option<Shaped>> {
+        let subject = match handler {
+            Some(h) => h.subject(&rc.ddl_text, &rc.ddl_schema)?,
+            None => super::ddl::ddl_subject(&rc.ddl_text, &rc.ddl_schema),
+        };
         if self.dictionary.is_some() && !self.captured(&subject.owner, &subject.name) {
             self.add("ddl_out_of_scope", 1);
             return Ok(None);

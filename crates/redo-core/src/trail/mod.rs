@@ -4,12 +4,14 @@
 //! (`schema`). Issue 16, third step: compared with the Python emitter by
 //! tests/unit/native/test_emit_differential.py; not yet called by the pipeline.
 
+pub mod ddl;
 pub mod dictionary;
 pub mod emit;
 pub mod lobs;
 pub mod rows;
 pub mod schema;
 
+pub use ddl::ddl_subject;
 pub use dictionary::{ColumnDef, Dictionary, TableVersion};
 pub use emit::{capture_options, DdlHandler, DdlProblem, DdlSubject, EmitOptions, Emitter};
 pub use rows::{RowChange, RowChanges, RowOp};
