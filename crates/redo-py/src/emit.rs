@@ -270,7 +270,7 @@ impl Emitter {
     /// (owner.table, op) -> records
     #[getter]
     fn emitted(&self) -> BTreeMap<(String, &'static str), u64> {
-        self.inner.emitted.clone()
+        self.inner.emitted()
     }
 
     #[getter]

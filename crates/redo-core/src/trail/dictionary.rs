@@ -25,7 +25,7 @@ pub const FORMAT_VERSION: i64 = 1;
 pub struct ColumnDef {
     /// `COL$.SEGCOL#`: the redo column index is `segcol_no - 1` (redo-format §6.6.2)
     pub segcol_no: i64,
-    pub name: String,
+    pub name: Arc<str>,
     pub type_code: i64,
     /// the charset name the column's bytes are in, `None` for non-character types
     pub charset: Option<String>,
@@ -435,7 +435,7 @@ fn column_from_json(col: &Fields<'_>, db: &str, national: &str) -> Result<Option
     }
     Ok(Some(ColumnDef {
         segcol_no,
-        name: name.to_owned(),
+        name: Arc::from(name),
         type_code: type_code.unwrap_or_else(|| type_code_for_name(&type_name)),
         charset,
         nullable,
@@ -451,9 +451,9 @@ struct Constraint {
 
 /// `model.choose_key` (trail contract rule 12): the key column names in column order.
 fn choose_key(columns: &[ColumnDef], mut constraints: Vec<Constraint>) -> Vec<String> {
-    let by_name: HashMap<&str, &ColumnDef> = columns.iter().map(|c| (c.name.as_str(), c)).collect();
+    let by_name: HashMap<&str, &ColumnDef> = columns.iter().map(|c| (&*c.name, c)).collect();
     let ordered = |names: &[String]| -> Vec<String> {
-        columns.iter().filter(|c| names.contains(&c.name)).map(|c| c.name.clone()).collect()
+        columns.iter().filter(|c| names.iter().any(|n| **n == *c.name)).map(|c| c.name.to_string()).collect()
     };
     constraints.sort_by(|a, b| (!a.primary, &a.name).cmp(&(!b.primary, &b.name)));
     for con in &constraints {
@@ -474,7 +474,7 @@ fn choose_key(columns: &[ColumnDef], mut constraints: Vec<Constraint>) -> Vec<St
     } else {
         columns.iter().collect()
     };
-    chosen.into_iter().map(|c| c.name.clone()).collect()
+    chosen.into_iter().map(|c| c.name.to_string()).collect()
 }
 
 fn table_from_json(
@@ -586,11 +586,11 @@ fn check_version(v: &TableVersion) -> Result<()> {
             ))
             .with_detail("segcol", Detail::Int(c.segcol_no)));
         }
-        if names.contains(&c.name.as_str()) {
+        if names.contains(&&*c.name) {
             return Err(err(format!("{full}: duplicate column {}", c.name)));
         }
         previous = c.segcol_no;
-        names.push(&c.name);
+        names.push(&*c.name);
     }
     let missing: Vec<&String> = v.key_columns.iter().filter(|k| !names.contains(&k.as_str())).collect();
     if !missing.is_empty() || v.key_columns.is_empty() {
@@ -622,7 +622,7 @@ mod tests {
     fn reads_versions_keys_and_segments() {
         let d = Dictionary::from_json(DOC).unwrap();
         let v = d.lookup(10, 5).unwrap();
-        assert_eq!(v.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["A", "B"]);
+        assert_eq!(v.columns.iter().map(|c| &*c.name).collect::<Vec<_>>(), ["A", "B"]);
         assert_eq!(v.columns[1].type_code, 1);
         assert_eq!(v.columns[1].charset.as_deref(), Some("AL32UTF8"));
         assert_eq!(v.key_columns, ["A"]);

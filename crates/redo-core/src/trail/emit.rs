@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::dictionary::{Dictionary, TableVersion};
 use super::lobs::{parse_lob_locator, LobStore};
 use super::rows::{RowChange, RowChanges, RowOp};
-use super::schema::{LobColumn, Pairs, TrailBuilder, TrailRecord};
+use super::schema::{LobColumn, Name, Pairs, TrailBuilder, TrailRecord};
 use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
 use crate::values::{hex_lower, render_value_into, CharsetArg, ZoneArg};
@@ -156,8 +156,8 @@ pub struct Emitter {
     dictionary: Option<Dictionary>,
     pub options: EmitOptions,
     pub counters: BTreeMap<String, u64>,
-    /// (owner.table, op) -> records
-    pub emitted: BTreeMap<(String, &'static str), u64>,
+    /// owner -> table -> op -> records (`emitted()`: Python's (owner.table, op) keys)
+    emitted: HashMap<String, HashMap<String, BTreeMap<&'static str, u64>>>,
     pub unknown_objects: BTreeMap<i64, u64>,
     /// by (obj, op), PK_UPDATE counted as UPDATE
     pub trail_counts: ObjCounts,
@@ -174,6 +174,22 @@ pub struct Emitter {
 
 fn count<K: Ord>(map: &mut BTreeMap<K, u64>, key: K) {
     *map.entry(key).or_insert(0) += 1;
+}
+
+/// The names of the tokens R, L and 6 (rule 13), shared by every record.
+fn token_name(i: usize) -> Name {
+    thread_local! {
+        static NAMES: [Name; 3] = [Name::from("R"), Name::from("L"), Name::from("6")];
+    }
+    NAMES.with(|n| n[i].clone())
+}
+
+/// `str(Rba(seq, block, offset))`: `0x{seq:06x}.{block:08x}.{offset:04x}`.
+fn rba(seq: i64, block: i64, offset: i64) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(24);
+    let _ = write!(out, "0x{seq:06x}.{block:08x}.{offset:04x}");
+    out
 }
 
 /// Microseconds cut to whole seconds (`render_time`'s `%Y-%m-%dT%H:%M:%S`, read back by `to_row`).
@@ -230,6 +246,31 @@ impl Emitter {
 
     pub fn dictionary(&self) -> Option<&Dictionary> {
         self.dictionary.as_ref()
+    }
+
+    fn count_emitted(&mut self, owner: &str, table: &str, op: &'static str) {
+        let tables = match self.emitted.get_mut(owner) {
+            Some(t) => t,
+            None => self.emitted.entry(owner.to_owned()).or_default(),
+        };
+        let ops = match tables.get_mut(table) {
+            Some(o) => o,
+            None => tables.entry(table.to_owned()).or_default(),
+        };
+        *ops.entry(op).or_insert(0) += 1;
+    }
+
+    /// (owner.table, op) -> records (Python `TrailEmitter.emitted`).
+    pub fn emitted(&self) -> BTreeMap<(String, &'static str), u64> {
+        let mut out = BTreeMap::new();
+        for (owner, tables) in &self.emitted {
+            for (table, ops) in tables {
+                for (op, n) in ops {
+                    *out.entry((format!("{owner}.{table}"), *op)).or_insert(0) += n;
+                }
+            }
+        }
+        out
     }
 
     fn add(&mut self, name: &str, n: u64) {
@@ -327,11 +368,11 @@ impl Emitter {
     fn record(&mut self, head: &Head<'_>, i: usize, s: Shaped, last: bool, out: &mut TrailBuilder) {
         let mut tokens: Pairs = Vec::with_capacity(3);
         if !s.rowid.is_empty() {
-            tokens.push(("R".into(), Some(s.rowid.clone())));
+            tokens.push((token_name(0), Some(s.rowid.clone())));
         }
         if i == 0 {
-            tokens.push(("L".into(), Some(head.commit_scn.to_string())));
-            tokens.push(("6".into(), Some(head.xid.clone())));
+            tokens.push((token_name(1), Some(head.commit_scn.to_string())));
+            tokens.push((token_name(2), Some(head.xid.clone())));
         }
         let trans_ind = match (last, i == 0) {
             (true, true) => 3,
@@ -362,11 +403,11 @@ impl Emitter {
             op_time: whole_seconds(rc.time),
             thread: rc.thread,
             sequence: rc.seq,
-            rba: format!("0x{:06x}.{:08x}.{:04x}", rc.seq, rc.block, rc.offset),
+            rba: rba(rc.seq, rc.block, rc.offset),
             tokens,
             lob_columns: s.lob_columns,
         };
-        count(&mut self.emitted, (format!("{}.{}", record.owner, record.table), record.op));
+        self.count_emitted(&record.owner, &record.table, record.op);
         if record.io_type != DDL {
             // row changes reconcile with the decoded ones; DDL is counted apart
             let op = if record.op == "PK_UPDATE" { "UPDATE" } else { record.op };
@@ -455,7 +496,7 @@ impl Emitter {
         let key_idx: Vec<i32> = match &version {
             Some(v) if named => columns
                 .iter()
-                .filter(|c| v.key_columns.contains(&c.name))
+                .filter(|c| v.key_columns.iter().any(|k| **k == *c.name))
                 .map(|c| (c.segcol_no - 1) as i32)
                 .collect(),
             _ => rc.logged.clone(),
@@ -508,7 +549,8 @@ impl Emitter {
                     (Some(a), Some(b)) => a != b,
                     _ => false,
                 });
-                let changed_names: Vec<String> = changed.iter().map(|i| r.render(*i, None).0).collect();
+                let changed_names: Vec<String> =
+                    changed.iter().map(|i| r.render(*i, None).0.to_string()).collect();
                 let before: Pairs = if key_changed {
                     key_idx
                         .iter()
@@ -569,9 +611,9 @@ impl Emitter {
             return Ok(None);
         }
         let columns: Pairs = vec![
-            ("OPERATION".into(), Some(subject.operation.clone())),
-            ("OBJECT_TYPE".into(), Some(subject.object_type.clone())),
-            ("DDL_TEXT".into(), Some(rc.ddl_text.clone())),
+            (Name::from("OPERATION"), Some(subject.operation.clone())),
+            (Name::from("OBJECT_TYPE"), Some(subject.object_type.clone())),
+            (Name::from("DDL_TEXT"), Some(rc.ddl_text.clone())),
         ];
         count(
             &mut self.ddl_records,
@@ -665,12 +707,12 @@ struct Renderer<'a, 'b> {
 }
 
 impl Renderer<'_, '_> {
-    fn render(&mut self, idx: i32, value: Option<&[u8]>) -> (String, Option<String>) {
+    fn render(&mut self, idx: i32, value: Option<&[u8]>) -> (Name, Option<String>) {
         let segcol = i64::from(idx) + 1;
         let columns = self.columns;
         let Some(col) = columns.binary_search_by_key(&segcol, |c| c.segcol_no).ok().map(|i| &columns[i])
         else {
-            return (format!("COL_{idx}"), value.map(hex_lower));
+            return (Name::from(format!("COL_{idx}")), value.map(hex_lower));
         };
         let Some(value) = value else { return (col.name.clone(), None) };
         let mut data: Vec<u8>;
@@ -697,7 +739,7 @@ impl Renderer<'_, '_> {
             data = Vec::new();
         }
         let charset = col.charset.as_deref().filter(|c| !c.is_empty()).unwrap_or("AL32UTF8");
-        let mut text = String::new();
+        let mut text = String::with_capacity(bytes.len() * 2 + 8);
         let result = render_value_into(
             col.type_code,
             bytes,
@@ -713,12 +755,12 @@ impl Renderer<'_, '_> {
         out
     }
 
-    fn value_error(&mut self, name: &str, e: &Error, value: &[u8]) -> (String, Option<String>) {
+    fn value_error(&mut self, name: &Name, e: &Error, value: &[u8]) -> (Name, Option<String>) {
         self.emitter.add("value_errors", 1);
         if self.emitter.value_errors.len() < MAX_VALUE_ERRORS {
             let message = format!("{}.{}.{}: {}", self.owner, self.table, name, error_text(e));
             self.emitter.value_errors.push(message);
         }
-        (name.to_owned(), Some(hex_lower(value)))
+        (name.clone(), Some(hex_lower(value)))
     }
 }

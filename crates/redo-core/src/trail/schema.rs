@@ -73,8 +73,10 @@ pub fn trail_schema() -> SchemaRef {
     ]))
 }
 
+/// A column or token name, shared with the dictionary (no copy per value).
+pub type Name = Arc<str>;
 /// An image or the tokens: (name, value) pairs in order (`None`: SQL NULL).
-pub type Pairs = Vec<(String, Option<String>)>;
+pub type Pairs = Vec<(Name, Option<String>)>;
 
 /// The LOB descriptor of one LOB column (Python `LobColumn`).
 #[derive(Clone, Debug, PartialEq, Eq)]
