@@ -502,6 +502,7 @@ impl Emitter {
             _ => rc.logged.clone(),
         };
         let mut lob_columns: Vec<LobColumn> = Vec::new();
+        let full_deletes = self.options.full_deletes;
         let mut r = Renderer {
             emitter: self,
             columns,
@@ -529,7 +530,7 @@ impl Emitter {
                 (INSERT, "INSERT", cols, Vec::new(), Vec::new())
             }
             RowOp::Delete => {
-                let cols: Pairs = if self_full_deletes(&r) || key_idx.is_empty() {
+                let cols: Pairs = if full_deletes || key_idx.is_empty() {
                     rc.before.iter().map(|(i, v)| r.render(*i, v.as_deref())).collect()
                 } else {
                     key_idx
@@ -682,10 +683,6 @@ impl Emitter {
             self.counters.get("unknown_unclassified_changes").copied().unwrap_or(0),
         )
     }
-}
-
-fn self_full_deletes(r: &Renderer<'_, '_>) -> bool {
-    r.emitter.options.full_deletes
 }
 
 struct Head<'a> {
