@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from redo_lib.assembly.events import ChangeEvent, EventKind
 from redo_lib.batches import event_from_row
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.synth import generate, load_scenario, random_scenario
+from redo_lib.synth.load import parse_scenario
 from redo_lib.trail.emit import EmitOptions, capture_options
 
 from .emitted import assert_same, run_python, run_rust
@@ -45,6 +47,82 @@ def _decode(logs: list[Path]) -> list[ChangeEvent]:
     return sorted(events, key=lambda e: e.sort_key)
 
 
+def lob_scenario(seed: int) -> str:
+    """A random LOB-heavy scenario (YAML, as JSON): CLOB / NCLOB / BLOB values in the row and in pages
+    (written before or after the row change), replaced, appended to, set to NULL, deleted, rolled back
+    whole and to a savepoint, in one session."""
+    rnd = random.Random(seed)
+    steps: list[Any] = []
+    rows: dict[int, set[str]] = {}  # id -> its LOB columns that are not NULL (appendable)
+
+    def value(column: str) -> Any:
+        kind = rnd.choice(["null", "empty", "small", "pages", "pages"])
+        if kind == "null":
+            return None
+        if kind == "empty":
+            return {"empty": True}
+        unit = "AB12" if column == "DATA" else rnd.choice(["lorem ", "ünï ", "日本 "])
+        times = rnd.randint(1, 8) if kind == "small" else rnd.randint(500, 6000)
+        return {"repeat": unit, "times": times}
+
+    def insert(n: int) -> None:
+        values = {"ID": n, "TITLE": f"t{n}"}
+        values.update({c: value(c) for c in ("BODY", "NOTE", "DATA") if rnd.random() < 0.7})
+        pieces = rnd.choice(["before", "after"])
+        steps.append({"insert": {"table": "DOCS", "values": values, "lob_pieces": pieces}})
+        rows[n] = {c for c in ("BODY", "NOTE", "DATA") if values.get(c) is not None}
+
+    for n in range(1, 40):
+        action = rnd.choice(["insert", "insert", "update", "append", "delete", "commit", "savepoint"])
+        if action == "insert" or not rows:
+            insert(n)
+            continue
+        row = rnd.choice(sorted(rows))
+        where = {"ID": row}
+        pieces = rnd.choice(["before", "after"])
+        if action == "update":
+            column = rnd.choice(["BODY", "NOTE", "DATA", "TITLE"])
+            new = f"u{n}" if column == "TITLE" else value(column)
+            steps.append(
+                {"update": {"table": "DOCS", "set": {column: new}, "where": where, "lob_pieces": pieces}}
+            )
+            if column != "TITLE":
+                rows[row].discard(column)
+                if new is not None:
+                    rows[row].add(column)
+        elif action == "append" and rows[row]:
+            column = rnd.choice(sorted(rows[row]))
+            add = value(column) or {"repeat": "AB" if column == "DATA" else "x", "times": 3}
+            steps.append({"append_lob": {"table": "DOCS", "column": column, "value": add, "where": where,
+                                         "lob_pieces": pieces}})  # fmt: skip
+        elif action == "delete":
+            steps.append({"delete": {"table": "DOCS", "where": where}})
+            del rows[row]
+        elif action == "savepoint":
+            steps.extend(["commit", {"savepoint": "sp"}])
+            kept = dict(rows)
+            insert(1000 + n)
+            if rnd.random() < 0.5:
+                steps.append({"rollback_to": "sp"})
+                rows.clear()
+                rows.update(kept)
+        else:
+            steps.append("commit")
+    steps.append("commit")
+    doc = {
+        "name": f"lobs-{seed}",
+        "settings": {"compat": rnd.choice(["11.2", "19c", "23ai"]), "log_size": "8MB"},
+        "tables": [
+            {"owner": "APP", "name": "DOCS", "primary_key": ["ID"], "columns": [
+                {"name": "ID", "type": "NUMBER", "nullable": False}, {"name": "TITLE", "type": "VARCHAR2(40)"},
+                {"name": "BODY", "type": "CLOB"}, {"name": "NOTE", "type": "NCLOB"}, {"name": "DATA", "type": "BLOB"},
+            ]},
+        ],
+        "steps": steps,
+    }  # fmt: skip
+    return json.dumps(doc)
+
+
 @cache
 def generated(key: str, tmp: Path) -> tuple[tuple[ChangeEvent, ...], DictionaryHistory]:
     """A named scenario, or ``seed-<n>`` / ``ddl-<n>`` (random, 120 steps; with DDL), decoded in
@@ -53,6 +131,8 @@ def generated(key: str, tmp: Path) -> tuple[tuple[ChangeEvent, ...], DictionaryH
         scenario = random_scenario(int(key[5:]), steps=120)
     elif key.startswith("ddl-"):
         scenario = random_scenario(int(key[4:]), steps=120, ddl=True)
+    elif key.startswith("lobs-"):
+        scenario = parse_scenario(lob_scenario(int(key[5:])))
     else:
         scenario = load_scenario(REPO / "include" / "scenarios" / f"{key}.yaml")
     result = generate(scenario, tmp / key, record_steps=False)
@@ -123,6 +203,19 @@ def test_random_seed_with_ddl(seed: int, gen_dir: Path) -> None:
     events, dictionary = generated(f"ddl-{seed}", gen_dir)
     both(events, dictionary)
     both(events, None)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_lob_scenario(seed: int, gen_dir: Path) -> None:
+    events, dictionary = generated(f"lobs-{seed}", gen_dir)
+    assert both(events, dictionary) > 0
+    both(events, dictionary, memory_limit=3, chunk=11)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3, 40))
+def test_random_lob_scenario_sweep(seed: int, gen_dir: Path) -> None:
+    test_random_lob_scenario(seed, gen_dir)
 
 
 @pytest.mark.slow
