@@ -424,6 +424,12 @@ class DeltaStore(_SparkStore):
         writer = rows.write.format("delta").mode("append")
         if changelog:
             writer = writer.partitionBy(*DELTA_PARTITIONS)
+        else:
+            # a mirror may gain a DATE or TIMESTAMP column (timestamp_ntz) by ADD COLUMN later, which
+            # Delta refuses on a table created without this feature; it can only be set at creation
+            # here (delta-spark's ALTER TABLE does not load on Spark 4.1.3, and the writers' options
+            # set table properties on a new table only)
+            writer = writer.option("delta.feature.timestampNtz", "supported")
         writer.save(self.path(name))  # version 0: the table and its first rows
 
     def _add_columns(self, name: str, fields: Sequence[Any]) -> None:

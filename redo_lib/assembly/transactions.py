@@ -213,6 +213,7 @@ class TransactionTable:
                 self.counters["lob_pieces_rolled_back"] += 1
             elif last.redo_op in (0, 0x0B10) and last.obj == event.obj:
                 buffer.pop()
+                count_row_change(self.cancelled, last)  # an LMN with supplemental data is a row change
                 self.counters["partial_rollbacks"] += 1
             else:
                 self._note("rollback_unmatched", event)

@@ -9,19 +9,21 @@ batch 2: tag (c, 3); ADD (X VARCHAR2(5)) to TAGS, keyed on all its columns (so X
   tags (c, 3, NULL) and (a, 1, NULL) deleted, (d, 4, x) inserted; RENAME COLUMN NAME TO TITLE; order 2's title bb, order 3 (c, 3.5, z) inserted with TITLE;
   ADD (NOTE VARCHAR2(30)); MODIFY (PRICE NUMBER(12,2)); order 4 (d, 12345678.25, w, n4), a price
   decimal(8,2) cannot hold; DROP COLUMN OLD; order 1's note n1; item 3 (7); TRUNCATE TABLE ITEMS;
-  item 4 (8); MODIFY (QTY NUMBER(20)) (bigint cannot become decimal(20,0) in place: refused, kept);
+  ADD (SHIPPED DATE) to ITEMS (a timestamp column joining a Delta mirror that had none); item 4 (8,
+  2024-03-05 08:30); MODIFY (QTY NUMBER(20)) (bigint cannot become decimal(20,0) in place: refused, kept);
   CREATE TABLE APP.NEWT (K, V) and its row (1, v1); CREATE TABLE APP.EMPTYT (K) alone.
 batch 3: DROP TABLE APP.NEWT.
 
 After batch 2: ORDERS = ID, TITLE, PRICE decimal(12,2), NOTE: (1, a, 1.50, n1), (2, bb, 2.50, NULL),
-(3, c, 3.50, NULL), (4, d, 12345678.25, n4); TAGS = (b, 2, NULL), (d, 4, x); ITEMS = item 4 only (1 and 2 of batch 1 and 3 of batch
-2 were truncated); NEWT = (1, v1); EMPTYT exists, empty, with its column K. After batch 3 the mirror
+(3, c, 3.50, NULL), (4, d, 12345678.25, n4); TAGS = (b, 2, NULL), (d, 4, x); ITEMS = item 4 only,
+shipped 2024-03-05 08:30 (1 and 2 of batch 1 and 3 of batch 2 were truncated); NEWT = (1, v1); EMPTYT exists, empty, with its column K. After batch 3 the mirror
 of NEWT keeps its row and PUBLISHED says the table was dropped. With dropped columns kept as
 tombstones, OLD stays with x, y, z, w.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -129,7 +131,8 @@ def _batches() -> list[tuple[str, list[TrailRecord], DictionaryHistory]]:
     two.dml(2070, ("UPDATE", "ORDERS", {"ID": "1", "NOTE": "n1"}))
     two.dml(2075, ("INSERT", "ITEMS", {"ID": "3", "QTY": "7"}))
     two.ddl(2080, "ITEMS", "TRUNCATE TABLE APP.ITEMS")
-    two.dml(2090, ("INSERT", "ITEMS", {"ID": "4", "QTY": "8"}))
+    two.ddl(2085, "ITEMS", "ALTER TABLE APP.ITEMS ADD (SHIPPED DATE)")
+    two.dml(2090, ("INSERT", "ITEMS", {"ID": "4", "QTY": "8", "SHIPPED": "2024-03-05T08:30:00"}))
     two.ddl(
         2095, "ITEMS", "ALTER TABLE APP.ITEMS MODIFY (QTY NUMBER(20))"
     )  # bigint -> decimal(20,0): refused
@@ -201,7 +204,9 @@ def test_mirrors_follow_renames_adds_widenings_drops_truncates_creates_and_drops
                 3: {"ID": 3, "TITLE": "c", "PRICE": Decimal("3.50"), "NOTE": None},
                 4: {"ID": 4, "TITLE": "d", "PRICE": Decimal("12345678.25"), "NOTE": "n4"},
             }
-            assert _rows(after_two._arrow("app__items")) == {4: {"ID": 4, "QTY": 8}}
+            assert _rows(after_two._arrow("app__items")) == {
+                4: {"ID": 4, "QTY": 8, "SHIPPED": dt.datetime(2024, 3, 5, 8, 30)}
+            }
             # c inserted before the ADD and deleted after it (keyed with X then): gone, as a is
             assert _rows(after_two._arrow("app__tags"), "NAME") == {
                 "b": {"NAME": "b", "N": 2, "X": None}, "d": {"NAME": "d", "N": 4, "X": "x"}
@@ -237,6 +242,7 @@ def test_mirrors_follow_renames_adds_widenings_drops_truncates_creates_and_drops
         2040,
         2060,
         2080,
+        2085,
         2095,
         2100,
         2120,

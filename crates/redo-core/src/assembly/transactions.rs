@@ -395,7 +395,10 @@ impl TransactionTable {
                 buffer.pop()?;
                 self.count("lob_pieces_rolled_back");
             } else if (last_op == 0 || last_op == LOB_ROW_LMN) && last_obj == event.obj {
-                buffer.pop()?;
+                if let Some(change) = buffer.pop()? {
+                    // an LMN with supplemental data counts as a row change when decoded
+                    count_row_change(&mut self.cancelled, &change);
+                }
                 self.count("partial_rollbacks");
             } else {
                 self.note("rollback_unmatched", event);

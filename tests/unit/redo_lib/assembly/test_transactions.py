@@ -6,6 +6,7 @@ the decoder's output.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 
@@ -196,3 +197,12 @@ def test_rollback_above_the_watermark_is_not_held() -> None:
         table.feed(e)
     assert list(table.carry_out()) == [] and table.counters["rolled_back"] == 1
     assert table.cancelled[(100, "INSERT")] == 1
+
+
+def test_a_lone_compensation_of_a_supplemented_lmn_counts_it_cancelled() -> None:
+    # an LMN (11.16) with supplemental logging, first piece: one UPDATE for the reconciliation, as
+    # decoded; a rollback to savepoint undoes it with a stand-alone 5.6, so it is one UPDATE cancelled
+    lmn = dataclasses.replace(change(0x0B10, obj=7), supp_fb=0x08)
+    committed, _, table = assemble([begin(), lmn, undo_last(0, obj=7), commit()])
+    assert list(committed[0]) == [] and table.counters["partial_rollbacks"] == 1
+    assert table.cancelled[(7, "UPDATE")] == 1
