@@ -356,20 +356,27 @@ pub fn for_each_event<'a>(record: &'a RedoRecord<'a>, mut emit: impl FnMut(Event
     }
 }
 
-/// Opcodes of the row operations that count as row changes (Python `assembly/rows.py`).
-mod row_ops {
+/// Opcodes of the row operations (redo-format §5) and the row flag bits the assembly reads (Python
+/// `assembly/rows.py`): one definition for the event counts here, the transaction table's pairing
+/// of compensations and the row changes of `trail::rows`.
+pub mod row_ops {
     pub const IRP: i64 = 0x0B02;
     pub const DRP: i64 = 0x0B03;
+    pub const LKR: i64 = 0x0B04;
     pub const URP: i64 = 0x0B05;
     pub const ORP: i64 = 0x0B06;
     pub const CFA: i64 = 0x0B08;
     pub const QMI: i64 = 0x0B0B;
     pub const QMD: i64 = 0x0B0C;
+    /// LOB row lock / modify
     pub const LMN: i64 = 0x0B10;
     pub const CMP: i64 = 0x0B16;
+    /// 19.1 direct loader block with table rows
     pub const DIRECT_LOAD: i64 = 0x1301;
     pub const GROUPED: [i64; 7] = [IRP, DRP, URP, ORP, CFA, LMN, CMP];
+    /// row flags: cluster key, last piece, first piece
     pub const FB_K: i64 = 0x80;
+    pub const FB_L: i64 = 0x04;
     pub const FB_F: i64 = 0x08;
 }
 

@@ -45,24 +45,23 @@ use crate::assembly::event::events_of;
 use crate::assembly::event::{ChangeEvent, EventColumns};
 use crate::error::{Detail, Error, Position, Result};
 use crate::events::kind;
+use crate::events::row_ops::{CFA, CMP, DRP, IRP, LMN, ORP, QMD, QMI, URP};
 use crate::reader::Policy;
 
 /// Compensating redo op -> the buffered redo op it cancels (redo-format §6.3; Python `_INVERSE`).
 fn inverse(op: i64) -> Option<i64> {
     Some(match op {
-        0x0B03 => 0x0B02, // DRP cancels IRP
-        0x0B02 => 0x0B03,
-        0x0B05 => 0x0B05,
-        0x0B06 => 0x0B06,
-        0x0B08 => 0x0B08,
-        0x0B0B => 0x0B0C, // QMI cancels QMD
-        0x0B0C => 0x0B0B,
-        0x0B16 => 0x0B16,
+        DRP => IRP, // DRP cancels IRP
+        IRP => DRP,
+        URP => URP,
+        ORP => ORP,
+        CFA => CFA,
+        QMI => QMD, // QMI cancels QMD
+        QMD => QMI,
+        CMP => CMP,
         _ => return None,
     })
 }
-
-const LOB_ROW_LMN: i64 = 0x0B10;
 /// At most this many issues are kept for the report (the counters count them all).
 pub const MAX_ISSUES: usize = 1000;
 
@@ -394,7 +393,7 @@ impl TransactionTable {
             if last_kind == kind::LOB && last_obj == event.obj {
                 buffer.pop()?;
                 self.count("lob_pieces_rolled_back");
-            } else if (last_op == 0 || last_op == LOB_ROW_LMN) && last_obj == event.obj {
+            } else if (last_op == 0 || last_op == LMN) && last_obj == event.obj {
                 if let Some(change) = buffer.pop()? {
                     // an LMN with supplemental data counts as a row change when decoded
                     count_row_change(&mut self.cancelled, &change);

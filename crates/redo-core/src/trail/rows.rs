@@ -16,23 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::assembly::ChangeEvent;
 use crate::events::kind;
+use crate::events::row_ops::*;
 
-const IRP: i64 = 0x0B02;
-const DRP: i64 = 0x0B03;
-const LKR: i64 = 0x0B04;
-const URP: i64 = 0x0B05;
-const ORP: i64 = 0x0B06;
-const CFA: i64 = 0x0B08;
-const QMI: i64 = 0x0B0B;
-const QMD: i64 = 0x0B0C;
-const LMN: i64 = 0x0B10;
-const CMP: i64 = 0x0B16;
-/// 19.1 direct loader block with table rows
-const DIRECT_LOAD: i64 = 0x1301;
-const GROUPED: [i64; 7] = [IRP, DRP, URP, ORP, CFA, LMN, CMP];
-const FB_K: i64 = 0x80;
-const FB_L: i64 = 0x04;
-const FB_F: i64 = 0x08;
 /// redo ops whose supplemental columns are after values / before values (§6.6.2)
 const SUPP_AFTER: [i64; 4] = [IRP, LKR, URP, LMN];
 /// CFA: oracdc's expectations (not OLR's rule), as in Python
