@@ -433,13 +433,17 @@ def assemble_and_emit(
     emitter = TrailEmitter(dictionary=dictionary, options=options or EmitOptions())
     decoded: Counter[tuple[int, str]] = Counter()
     emitted: list[tuple[tuple[int, int, int, int, int], list[TrailRecord]]] = []
+
     # Each transaction is emitted (and its spill file released) at its commit; the batch's trail is
     # then put in commit order (contract rule 6: commit SCN, thread, commit record position), which
     # can differ from redo order where records of one LWN are not in SCN order.
-    # carried events first (a held transaction's commit among them commits here), then the batch's
-    for event, new in itertools.chain(((e, False) for e in carried), ((e, True) for e in events)):
-        if new:
+    def decoded_here(batch_events: Iterable[ChangeEvent]) -> Iterator[ChangeEvent]:
+        for event in batch_events:
             count_row_change(decoded, event)
+            yield event
+
+    # carried events first (a held transaction's commit among them commits here), then the batch's
+    for event in itertools.chain(carried, decoded_here(events)):
         txn = table.feed(event)
         if txn is not None:
             emitted.append((txn.order_key, emitter.emit(txn)))

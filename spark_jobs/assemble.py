@@ -198,7 +198,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     print(
         f"assemble {batch_id}: {txns.get('emitted', 0)} transactions, "
         f"{sum(sum(ops.values()) for ops in counts.get('trail', {}).values())} trail records, "
-        f"{txns.get('open_carried_out', 0)} open transactions carried out{held if hold_from else ''}"
+        f"{txns.get('open_carried_out', 0)} open transactions carried out{held if hold_from is not None else ''}"
     )
     return 0
 

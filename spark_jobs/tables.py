@@ -17,8 +17,8 @@ Each table changes in one commit: the first publish creates the table with its r
 atomic create-as-select; Delta: version 0), later ones run one ``MERGE INTO``. The changelog replaces
 the rows a batch owns (``Ownership``: by ``commit_log`` and commit SCN against its watermark) and the
 rows of its earlier runs, so whatever ranges earlier batches took, each committed change is held
-once, with the id of the batch that published it last. A mirror merges the batch's net change per key (``mirror.fold``): delete, update
-every column, or insert. A column a mirror lacks is added first (``ALTER TABLE ADD COLUMNS``, a
+once, with the id of the batch that published it last. A mirror merges the batch's net change per
+key (``mirror.fold``): delete, update every column, or insert. A column a mirror lacks is added first (``ALTER TABLE ADD COLUMNS``, a
 metadata change: a run killed right after it leaves the rows as they were, with an all-null column;
 Delta: an empty append with ``mergeSchema``).
 Iceberg tables are copy-on-write, so readers need no delete files.
