@@ -37,16 +37,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT, summarize_open
-from redo_lib.assembly.events import ChangeEvent, EventKind
-from redo_lib.assembly.rows import count_row_change
-from redo_lib.assembly.transactions import TransactionTable
+from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
+from redo_lib.assembly.events import ChangeEvent
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import DictionaryError, ErrorPolicy, LogSetError, Position
 from redo_lib.pipeline import decode_range_arrow, open_source, read_header, reconcile
 from redo_lib.report import DecodeReport
-from redo_lib.trail.emit import EmitOptions, TrailEmitter
-from redo_lib.trail.schema import commit_log_name, to_row, trail_schema
+from redo_lib.trail.emit import EmitOptions
+from redo_lib.trail.schema import commit_log_name, trail_schema
 
 DEFAULT_RANGE_BYTES = 64 << 20
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -377,45 +375,26 @@ def dictionary_at(location: str | None) -> DictionaryHistory | None:
         raise
 
 
-def _assembled(
-    rows: Iterable[dict[str, Any]],
-    dictionary: str | None,
-    options: dict[str, Any] | None,
-    memory_limit: int,
-    resetlogs_id: int | None,
-    result: dict[str, Any],
-    hold_from: int | None = None,
-) -> Iterator[dict[str, Any]]:
-    """Trail rows with their commit-order key; once exhausted, ``result`` holds ``carried_out`` (the
-    open transactions' events) and ``counts`` (the partition's reconciliation counts)."""
-    table = TransactionTable(memory_limit=memory_limit, hold_from=hold_from)
-    emitter = TrailEmitter(dictionary=dictionary_at(dictionary), options=EmitOptions(**(options or {})))
-    decoded: Counter[tuple[int, str]] = Counter()
-    carried_in: Counter[tuple[int, str]] = Counter()
+@cache
+def dictionary_json(location: str | None) -> str | None:
+    """The dictionary at ``location`` as the JSON text the core reads (once per process)."""
+    history = dictionary_at(location)
+    return None if history is None else history.to_json()
+
+
+def _event_batches(rows: Iterable[dict[str, Any]], chunk: int) -> Iterator[Any]:
+    """Event rows (``event_to_row``, with an optional ``carried`` flag) as record batches."""
+    import pyarrow as pa
+
+    schema = events_schema().append(pa.field("carried", pa.bool_()))
+    out: list[dict[str, Any]] = []
     for row in rows:
-        carried = bool(row.pop("carried", False))
-        event = event_from_row(row)
-        count_row_change(carried_in if carried else decoded, event)
-        txn = table.feed(event)
-        if txn is None:
-            continue
-        commit_log = commit_log_name(txn.thread, txn.seq, resetlogs_id)
-        for i, record in enumerate(emitter.iter_emit(txn)):
-            out = to_row(record, commit_log=commit_log)
-            out["order_key"] = [*txn.order_key, i]
-            yield out
-        txn.changes.close()
-    carried_out = list(table.carry_out())
-    counts = reconcile(
-        emitter=emitter, table=table, decoded=decoded, carried_in=carried_in, carried_out=carried_out
-    )
-    counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
-    # what each open transaction holds, for the operators (python -m redo_lib status); partitions hold
-    # whole transactions, so merge_counts joins these by xid
-    counts["open_transactions"] = summarize_open(
-        carried_out, lambda thread, seq: commit_log_name(thread, seq, resetlogs_id)
-    )
-    result.update(carried_out=carried_out, counts=counts)
+        out.append(row)
+        if len(out) >= chunk:
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+            out = []
+    if out:
+        yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
 def assemble_partition(
@@ -428,18 +407,40 @@ def assemble_partition(
     resetlogs_id: int | None = None,
     hold_from: int | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Run transaction assembly over one partition's events (whole (usn, slot) groups, in redo order,
-    carried-in events first) and yield trail rows with their commit-order key: the single-process
-    path over a local batch folder (the Spark stage uses :func:`assemble_arrow`).
+    """:func:`assemble_arrow` over one partition's event rows (whole (usn, slot) groups, in redo
+    order, carried-in events first) in one process, over a local batch folder (tests, tools): yields
+    the trail rows with their commit-order key (``order_key``).
 
     Side outputs, named by the partition index: ``open/part-<index>.parquet`` (the open transactions
     carried out) and ``counts/part-<index>.json`` (this partition's reconciliation counts)."""
-    result: dict[str, Any] = {}
-    yield from _assembled(rows, dictionary, options, memory_limit, resetlogs_id, result, hold_from)
-    write_events(result["carried_out"], Path(batch_dir) / "open" / f"part-{index:05d}.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    open_batches: list[Any] = []
+    counts: dict[str, Any] = {}
+    batches = assemble_arrow(
+        _event_batches(rows, 8192), dictionary, options, batch_id="", resetlogs_id=resetlogs_id,
+        memory_limit=memory_limit, hold_from=hold_from,
+    )  # fmt: skip
+    for batch in batches:
+        kind = batch.column(OUTPUT)[0].as_py() if batch.num_rows else None
+        if kind == "trail":
+            for row in batch.select([f.name for f in staged_trail_schema()]).to_pylist():
+                row["order_key"] = [row.pop(name) for name in ORDER_FIELDS]
+                row["batch_id"] = None
+                yield row
+        elif kind == "open":
+            open_batches.append(pa.RecordBatch.from_struct_array(batch.column("open_event")))
+        elif kind == "counts":
+            counts = json.loads(batch.column("counts")[0].as_py())
+    open_dir = Path(batch_dir) / "open"
+    open_dir.mkdir(parents=True, exist_ok=True)
+    schema = events_schema()
+    table = pa.Table.from_batches([b.cast(schema) for b in open_batches], schema=schema)
+    pq.write_table(table, open_dir / f"part-{index:05d}.parquet")
     counts_dir = Path(batch_dir) / "counts"
     counts_dir.mkdir(parents=True, exist_ok=True)
-    (counts_dir / f"part-{index:05d}.json").write_text(json.dumps(result["counts"]))
+    (counts_dir / f"part-{index:05d}.json").write_text(json.dumps(counts))
 
 
 def _peak_rss_mb() -> float:
@@ -458,7 +459,7 @@ ORDER_FIELDS = ("order_scn", "order_thread", "order_seq", "order_block", "order_
 @cache
 def staged_trail_schema() -> Any:
     """``trail_schema()`` plus the commit-order key of each row (``ORDER_FIELDS``): the trail rows
-    Spark sorts by the key, numbers and writes without it."""
+    Spark sorts by the key, numbers and writes without it (the core's ``staged_trail_schema()``)."""
     import pyarrow as pa
 
     schema = trail_schema()
@@ -491,6 +492,51 @@ def assembled_schema() -> Any:
     )
 
 
+def _as_assembled(output: str, n: int, columns: dict[str, Any]) -> Any:
+    """A record batch of ``assembled_schema()``: ``columns`` given, every other field null."""
+    import pyarrow as pa
+
+    schema = assembled_schema()
+    arrays = [
+        pa.array([output] * n, pa.string()) if f.name == OUTPUT else columns.get(f.name, pa.nulls(n, f.type))
+        for f in schema
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _importable(batch: Any) -> Any:
+    """``batch`` with every empty nested array rebuilt by pyarrow. Spark's Arrow batches give empty
+    children (the ``rows`` of a batch without multi-row events) zero-size offset buffers; pyarrow
+    accepts them, but the core's Arrow import (arrow-rs 60 FFI) reads one offset from each and
+    refuses the batch (``arrow import: Error converting offset[0]``)."""
+    import pyarrow as pa
+
+    def rebuilt(array: Any) -> Any:
+        if array.offset and (pa.types.is_list(array.type) or pa.types.is_struct(array.type)):
+            array = pa.concat_arrays([array])  # a slice, copied to start at 0
+        if pa.types.is_list(array.type):
+            values = array.values
+            fixed = pa.array([], type=values.type) if len(values) == 0 else rebuilt(values)
+            if fixed is values:
+                return array
+            return pa.ListArray.from_arrays(array.offsets, fixed, mask=array.is_null())
+        if pa.types.is_struct(array.type):
+            # a sliced struct's children are whole: flatten() cuts them to the slice
+            fields = (
+                array.flatten() if array.offset else [array.field(i) for i in range(array.type.num_fields)]
+            )
+            fixed_fields = [rebuilt(f) for f in fields]
+            if all(f is g for f, g in zip(fields, fixed_fields, strict=True)):
+                return array
+            return pa.StructArray.from_arrays(fixed_fields, fields=list(array.type), mask=array.is_null())
+        return array
+
+    columns = [rebuilt(c) for c in batch.columns]
+    if all(c is d for c, d in zip(columns, batch.columns, strict=True)):
+        return batch
+    return pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+
+
 def assemble_arrow(
     batches: Iterable[Any],
     dictionary: str | None,
@@ -502,35 +548,64 @@ def assemble_arrow(
     chunk: int = 8192,
     hold_from: int | None = None,
 ) -> Iterator[Any]:
-    """Transaction assembly for Spark's ``mapInArrow``: event record batches in (one partition), record
-    batches of ``assembled_schema()`` out, ``chunk`` rows at a time: the trail rows, then the open
-    transactions' events, then the partition's counts. Rows never pass through Spark's row-by-row
-    Python conversion, and nothing is written here: Spark writes every output wherever the batch
-    folder is."""
+    """Transaction assembly for Spark's ``mapInArrow``, in the Rust core (``native.Assembler``: its
+    transaction table and emitter): event record batches in (one partition: whole (usn, slot) groups
+    in redo order, a ``carried`` column marking the events carried in), record batches of
+    ``assembled_schema()`` out, at most ``chunk`` rows each: the trail rows with their commit-order
+    key, then the open transactions' events, then the partition's counts. No row passes through
+    Python objects, and nothing is written here: Spark writes every output wherever the batch
+    folder is. ``hold_from``: the batch's watermark SCN (transactions committing at or above it are
+    carried out, not emitted)."""
     import pyarrow as pa
 
+    from redo_lib.native import native
+
     schema = assembled_schema()
-    rows = (row for batch in batches for row in batch.to_pylist())
-    result: dict[str, Any] = {}
-    out: list[dict[str, Any]] = []
-    for row in _assembled(rows, dictionary, options, memory_limit, resetlogs_id, result, hold_from):
-        row.update(zip(ORDER_FIELDS, row.pop("order_key"), strict=True), batch_id=batch_id, output="trail")
-        out.append(row)
-        if len(out) >= chunk:
-            yield pa.RecordBatch.from_pylist(out, schema=schema)
-            out = []
-    begin: list[int] = []
-    position = 0
-    for event in result["carried_out"]:
-        if event.kind is EventKind.BEGIN:  # carry_out gives each transaction's begin first
-            begin, position = list(event.sort_key), 0
-        out.append({OUTPUT: "open", "open_event": event_to_row(event), "open_order": [*begin, position]})
-        position += 1
-        if len(out) >= chunk:
-            yield pa.RecordBatch.from_pylist(out, schema=schema)
-            out = []
-    out.append({OUTPUT: "counts", "counts": json.dumps(result["counts"])})
-    yield pa.RecordBatch.from_pylist(out, schema=schema)
+    table = native.TransactionTable(memory_limit=memory_limit, hold_from=hold_from)
+    emit_options = asdict(EmitOptions(**(options or {})))
+    emitter = native.Emitter(dictionary_json(dictionary), **emit_options)
+    stage = native.Assembler(table, emitter, resetlogs_id=resetlogs_id, chunk=chunk)
+    trail_names = [f.name for f in staged_trail_schema()]
+    for batch in batches:
+        stage.feed(_importable(batch))
+        for staged in stage:
+            rows = pa.record_batch(staged)
+            columns = dict(zip(trail_names, rows.columns, strict=True))
+            columns["batch_id"] = pa.array([batch_id] * rows.num_rows, pa.string())
+            yield _as_assembled("trail", rows.num_rows, columns)
+    stage.carry_out()
+    event_type = schema.field("open_event").type
+    for carried in stage:
+        rows = pa.record_batch(carried)
+        event = pa.StructArray.from_arrays(rows.columns[:-1], fields=list(event_type))
+        yield _as_assembled(
+            "open", rows.num_rows, {"open_event": event, "open_order": rows.column("open_order")}
+        )
+    counts = reconcile(
+        emitter=emitter,
+        table=table,
+        decoded=stage.decoded,
+        carried_in=stage.carried_in,
+        carried_out=stage.carried_out,
+        open_carried_out=len(stage.open),
+    )
+    counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
+    # what each open transaction holds, for the operators (python -m redo_lib status); partitions hold
+    # whole transactions, so merge_counts joins these by xid
+    counts["open_transactions"] = {
+        xid: {
+            "start_scn": start_scn,
+            "start_time": (_EPOCH + dt.timedelta(microseconds=start_time)).isoformat(),
+            "thread": thread,
+            "started_in": commit_log_name(thread, seq, resetlogs_id),
+            "changes": changes,
+            "bytes": size,
+            "last_scn": last_scn,
+            **({} if held is None else {"held_commit_scn": held}),
+        }
+        for xid, start_scn, start_time, thread, seq, changes, size, last_scn, held in stage.open
+    }
+    yield _as_assembled("counts", 1, {"counts": pa.array([json.dumps(counts)], pa.string())})
 
 
 def evolve_batch_dictionary(

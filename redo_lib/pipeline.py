@@ -19,7 +19,7 @@ import heapq
 import itertools
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -264,20 +264,24 @@ def count_row_changes(events: Iterable[ChangeEvent]) -> Counter[tuple[int, str]]
 
 def reconcile(
     *,
-    emitter: TrailEmitter,
-    table: TransactionTable,
-    decoded: Counter[tuple[int, str]],
-    carried_in: Counter[tuple[int, str]],
-    carried_out: Iterable[ChangeEvent],
+    emitter: Any,
+    table: Any,
+    decoded: Mapping[tuple[int, str], int],
+    carried_in: Mapping[tuple[int, str], int],
+    carried_out: Mapping[tuple[int, str], int],
+    open_carried_out: int,
 ) -> dict[str, Any]:
-    """The batch's Logdump-style counts by table and operation (docs/pipeline-contract.md).
+    """The batch's Logdump-style counts by table and operation (docs/pipeline-contract.md), from the
+    counters of a transaction table and an emitter (Python's ``TransactionTable`` / ``TrailEmitter``
+    or the core's ``native.TransactionTable`` / ``native.Emitter``, which keep the same ones) and the
+    row changes (by object and operation) decoded, carried in and carried out.
 
     Invariant: decoded + carried_in = trail + cancelled + out_of_scope + unknown_in_scope_ops +
     orphaned + carried_out. ``unknown_in_scope`` lists per object (changes, first SCN) what
     ``unknown_in_scope_ops`` counts per operation: changes to objects the dictionary does not know
     that may be captured tables (``TrailEmitter._may_be_captured``); validation fails on them."""
 
-    def by_table(counter: Counter[tuple[int, str]]) -> dict[str, dict[str, int]]:
+    def by_table(counter: Mapping[tuple[int, str], int]) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
         for (obj, op), n in sorted(counter.items()):
             name = emitter.table_name(obj)
@@ -285,7 +289,6 @@ def reconcile(
             out[name][op] = out[name].get(op, 0) + n
         return out
 
-    open_events = list(carried_out)
     return {
         "decoded": by_table(decoded),
         "carried_in": by_table(carried_in),
@@ -294,12 +297,12 @@ def reconcile(
         "out_of_scope": by_table(emitter.out_of_scope),
         "unknown_in_scope_ops": by_table(emitter.unknown_in_scope),
         "orphaned": by_table(table.orphaned),
-        "carried_out": by_table(count_row_changes(open_events)),
+        "carried_out": by_table(carried_out),
         "transactions": {
             "committed": table.counters.get("committed", 0),
             "emitted": emitter.counters.get("transactions", 0),
             "rolled_back": table.counters.get("rolled_back", 0),
-            "open_carried_out": sum(1 for e in open_events if e.kind is EventKind.BEGIN),
+            "open_carried_out": open_carried_out,
             # of those, committed at or above the batch's watermark: emitted by the next batch
             "held_carried_out": table.counters.get("held", 0),
         },
@@ -466,6 +469,7 @@ def assemble_and_emit(
             table=table,
             decoded=decoded,
             carried_in=carried_in,
-            carried_out=carried_out,
+            carried_out=count_row_changes(carried_out),
+            open_carried_out=sum(1 for e in carried_out if e.kind is EventKind.BEGIN),
         ),
     )

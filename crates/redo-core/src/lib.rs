@@ -21,6 +21,7 @@ pub mod model;
 pub mod ops;
 pub mod reader;
 pub mod records;
+pub mod stage;
 pub mod tally;
 pub mod trail;
 pub mod values;

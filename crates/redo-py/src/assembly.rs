@@ -141,7 +141,7 @@ impl EventBatches {
 /// `TransactionTable`'s transitions, counters and issues).
 #[pyclass(module = "redo_lib._native")]
 pub struct TransactionTable {
-    inner: redo_core::assembly::TransactionTable,
+    pub(crate) inner: redo_core::assembly::TransactionTable,
 }
 
 #[pymethods]

@@ -123,6 +123,25 @@ pub struct Emitter {
     history: Option<Py<PyAny>>,
 }
 
+impl Emitter {
+    /// Run `f` with the core emitter and the DDL handler, without the GIL (the handler takes it
+    /// back for a DDL): a Python error in the handler wins over the core's error it caused.
+    pub(crate) fn with_handler<R: Send>(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut redo_core::trail::Emitter, &mut dyn DdlHandler) -> redo_core::Result<R> + Send,
+    ) -> PyResult<R> {
+        let mut handler = PyDdl { history: &mut self.history, json: &self.json, failed: None };
+        let inner = &mut self.inner;
+        let result = py.detach(|| f(inner, &mut handler));
+        match (handler.failed.take(), result) {
+            (Some(e), _) => Err(e),
+            (None, Err(e)) => Err(errors::to_py(py, &e)),
+            (None, Ok(r)) => Ok(r),
+        }
+    }
+}
+
 #[pymethods]
 impl Emitter {
     #[new]

@@ -8,6 +8,7 @@ mod assembly;
 mod convert;
 mod emit;
 mod errors;
+mod stage;
 mod values;
 
 use pyo3::prelude::*;
@@ -301,5 +302,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<assembly::EventBatches>()?;
     m.add_class::<emit::Emitter>()?;
     m.add_function(wrap_pyfunction!(emit::trail_schema, m)?)?;
+    m.add_class::<stage::Assembler>()?;
+    m.add_function(wrap_pyfunction!(stage::staged_trail_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(stage::carried_schema, m)?)?;
     Ok(())
 }

@@ -14,4 +14,6 @@ pub mod transactions;
 
 pub use buffer::{ChangeBuffer, DEFAULT_MEMORY_BYTES, DEFAULT_MEMORY_LIMIT};
 pub use event::{events_batch, events_of, ChangeEvent, EventColumns};
-pub use transactions::{CommittedTransaction, Issue, TableOptions, TransactionTable, Xid, MAX_ISSUES};
+pub use transactions::{
+    count_row_change, CommittedTransaction, Issue, TableOptions, TransactionTable, Xid, MAX_ISSUES,
+};

@@ -181,7 +181,10 @@ fn position(e: &ChangeEvent) -> Position {
     }
 }
 
-fn count_row_change(counter: &mut BTreeMap<(i64, &'static str), u64>, e: &ChangeEvent) {
+/// Add an event's row changes to `counter` under (object, operation) (Python
+/// `assembly.rows.count_row_change`; direct-path rows, which know only their data object, count
+/// under it).
+pub fn count_row_change(counter: &mut BTreeMap<(i64, &'static str), u64>, e: &ChangeEvent) {
     if let Some((op, n)) = e.row_change_count() {
         if n > 0 {
             let obj = if e.obj != 0 { e.obj } else { e.dataobj };
@@ -459,32 +462,38 @@ impl TransactionTable {
     /// `events_schema()` of at most `max_rows` rows. The table is unchanged.
     pub fn carry_out(&self, max_rows: usize) -> Result<Vec<RecordBatch>> {
         let max_rows = max_rows.max(1);
+        let mut out = Vec::new();
+        let mut builder = EventBuilder::new();
+        self.for_each_carried(|event| {
+            event.append_to(&mut builder);
+            if builder.len() >= max_rows {
+                out.push(builder.finish().map_err(batch_error)?);
+            }
+            Ok(())
+        })?;
+        if !builder.is_empty() {
+            out.push(builder.finish().map_err(batch_error)?);
+        }
+        Ok(out)
+    }
+
+    /// Visit the events [`Self::carry_out`] writes, in its order, one at a time (spilled changes
+    /// are read back a chunk at a time: memory stays bounded however large a transaction is).
+    pub fn for_each_carried(&self, mut f: impl FnMut(&ChangeEvent) -> Result<()>) -> Result<()> {
         // Python sorts `[*open (dict order), *held (hold order)]` by begin position, stably: on
         // equal positions open ones come first, in insertion order, then held ones as held
         let mut entries: Vec<(&Open, Option<&ChangeEvent>, (u8, u64))> =
             self.open.values().map(|o| (o, None, (0, o.order))).collect();
         entries.extend(self.held.iter().zip(0u64..).map(|(h, i)| (&h.open, Some(&h.commit), (1, i))));
         entries.sort_by_key(|e| (e.0.begin.sort_key(), e.2));
-        let mut out = Vec::new();
-        let mut builder = EventBuilder::new();
-        let mut push = |builder: &mut EventBuilder, event: &ChangeEvent| -> Result<()> {
-            event.append_to(builder);
-            if builder.len() >= max_rows {
-                out.push(builder.finish().map_err(batch_error)?);
-            }
-            Ok(())
-        };
         for (entry, commit, _) in entries {
-            push(&mut builder, &entry.begin)?;
-            entry.buffer.for_each(|event| push(&mut builder, event))?;
+            f(&entry.begin)?;
+            entry.buffer.for_each(&mut f)?;
             if let Some(commit) = commit {
-                push(&mut builder, commit)?;
+                f(commit)?;
             }
         }
-        if !builder.is_empty() {
-            out.push(builder.finish().map_err(batch_error)?);
-        }
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::dictionary::{Dictionary, TableVersion};
 use super::lobs::{parse_lob_locator, LobStore};
 use super::rows::{RowChange, RowChanges, RowOp};
-use super::schema::{LobColumn, Name, Pairs, TrailBuilder, TrailRecord};
+use super::schema::{LobColumn, Name, Pairs, TrailRecord, TrailSink};
 use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
 use crate::values::{hex_lower, render_value_into, CharsetArg, ZoneArg};
@@ -299,11 +299,11 @@ impl Emitter {
     /// The trail records of one committed transaction, appended to `out` (none when nothing of it
     /// is captured); its changes are read once (twice when it holds LOB pieces: those first, as a
     /// row change may come before the pieces its locator names). How many records.
-    pub fn emit(
+    pub fn emit<'d>(
         &mut self,
         txn: &CommittedTransaction,
-        mut ddl: Option<&mut dyn DdlHandler>,
-        out: &mut TrailBuilder,
+        mut ddl: Option<&mut (dyn DdlHandler + 'd)>,
+        out: &mut dyn TrailSink,
         commit_log: Option<&str>,
     ) -> Result<usize> {
         let pieces = txn.changes.lob_pieces;
@@ -325,10 +325,10 @@ impl Emitter {
         let mut pending: Option<(usize, Shaped)> = None;
         let mut index = 0;
         let mut step =
-            |this: &mut Emitter, rc: RowChange, ddl: &mut Option<&mut dyn DdlHandler>| -> Result<()> {
+            |this: &mut Emitter, rc: RowChange, ddl: &mut Option<&mut (dyn DdlHandler + 'd)>| -> Result<()> {
                 if let Some(shaped) = this.shape(rc, ddl)? {
                     if let Some((i, previous)) = pending.take() {
-                        this.record(&head, i, previous, false, out);
+                        this.record(&head, i, previous, false, out)?;
                     }
                     pending = Some((index, shaped));
                     index += 1;
@@ -348,7 +348,7 @@ impl Emitter {
         }
         let emitted = index;
         if let Some((i, last)) = pending.take() {
-            self.record(&head, i, last, true, out);
+            self.record(&head, i, last, true, out)?;
             self.add("transactions", 1);
         }
         if rows.cluster_key_pieces > 0 {
@@ -365,7 +365,14 @@ impl Emitter {
         Ok(emitted)
     }
 
-    fn record(&mut self, head: &Head<'_>, i: usize, s: Shaped, last: bool, out: &mut TrailBuilder) {
+    fn record(
+        &mut self,
+        head: &Head<'_>,
+        i: usize,
+        s: Shaped,
+        last: bool,
+        out: &mut dyn TrailSink,
+    ) -> Result<()> {
         let mut tokens: Pairs = Vec::with_capacity(3);
         if !s.rowid.is_empty() {
             tokens.push((token_name(0), Some(s.rowid.clone())));
@@ -413,7 +420,7 @@ impl Emitter {
             let op = if record.op == "PK_UPDATE" { "UPDATE" } else { record.op };
             count(&mut self.trail_counts, (obj, op));
         }
-        out.append(&record, None, 0, head.commit_log);
+        out.push(&record, head.commit_log)
     }
 
     /// Whether `owner.name` is in the capture scope (owners and tables listed together: a union).
@@ -471,7 +478,11 @@ impl Emitter {
         Some(Table { owner: version.owner.clone(), name: version.name.clone(), version: Some(version) })
     }
 
-    fn shape(&mut self, rc: RowChange, ddl: &mut Option<&mut dyn DdlHandler>) -> Result<Option<Shaped>> {
+    fn shape<'d>(
+        &mut self,
+        rc: RowChange,
+        ddl: &mut Option<&mut (dyn DdlHandler + 'd)>,
+    ) -> Result<Option<Shaped>> {
         if rc.op == RowOp::Ddl {
             self.add("ddl", 1);
             if self.options.apply_ddl && self.dictionary.is_some() {

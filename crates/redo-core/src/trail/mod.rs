@@ -15,4 +15,4 @@ pub use ddl::ddl_subject;
 pub use dictionary::{ColumnDef, Dictionary, TableVersion};
 pub use emit::{capture_options, DdlHandler, DdlProblem, DdlSubject, EmitOptions, Emitter};
 pub use rows::{RowChange, RowChanges, RowOp};
-pub use schema::{trail_schema, TrailBuilder, TrailRecord};
+pub use schema::{trail_schema, TrailBuilder, TrailRecord, TrailSink};

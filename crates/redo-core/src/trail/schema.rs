@@ -180,6 +180,20 @@ fn offsets_of(offsets: &mut Vec<i32>, n: usize) {
     offsets.push(last + n as i32);
 }
 
+/// Where the emitter puts the trail records of a transaction, one at a time (a [`TrailBuilder`],
+/// or the assemble stage's `stage::StagedTrail`, which cuts them into bounded record batches).
+pub trait TrailSink {
+    /// One record, with the log its transaction committed in (`to_row`'s `commit_log`).
+    fn push(&mut self, record: &TrailRecord, commit_log: Option<&str>) -> Result<()>;
+}
+
+impl TrailSink for TrailBuilder {
+    fn push(&mut self, record: &TrailRecord, commit_log: Option<&str>) -> Result<()> {
+        self.append(record, None, 0, commit_log);
+        Ok(())
+    }
+}
+
 /// Trail records -> record batches of [`trail_schema`], column by column. `batch_id`, `trail_seq`
 /// and `commit_log` are the pipeline's (`to_row` keywords).
 #[derive(Default)]
