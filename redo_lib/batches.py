@@ -38,16 +38,16 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
-from redo_lib.assembly.events import ChangeEvent
+from redo_lib.assembly.events import ChangeEvent, event_from_row, event_to_row, events_schema
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import DictionaryError, ErrorPolicy, LogSetError, Position
-from redo_lib.pipeline import decode_range_arrow, open_source, read_header, reconcile
+from redo_lib.pipeline import ORDER_FIELDS, decode_range_arrow, open_source, read_header, reconcile
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions
 from redo_lib.trail.schema import commit_log_name, trail_schema
 
 DEFAULT_RANGE_BYTES = 64 << 20
-_EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH = dt.datetime(1970, 1, 1)  # the events' time base (assembly.events)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,41 +179,6 @@ def plan_units(manifest: Manifest, range_bytes: int = DEFAULT_RANGE_BYTES) -> li
         for first in range(2, max(header.nab, 2), step):
             units.append(Unit(log.location, log.thread, log.sequence, first, min(first + step, header.nab)))
     return units
-
-
-def event_to_row(event: ChangeEvent) -> dict[str, Any]:
-    """A change event as an Arrow/Parquet row; time as microseconds since the epoch (UTC wall clock:
-    an integer, so no engine converts it through a local time zone on the way)."""
-    row = event.to_row()
-    t = event.time.replace(tzinfo=None) if event.time.tzinfo is not None else event.time
-    row["time"] = (t - _EPOCH) // dt.timedelta(microseconds=1)
-    return row
-
-
-def _bytes(value: Any) -> bytes | None:
-    return None if value is None else bytes(value)  # Spark hands binary back as bytearray
-
-
-def event_from_row(row: dict[str, Any]) -> ChangeEvent:
-    row = dict(row)
-    row["time"] = _EPOCH + dt.timedelta(microseconds=int(row["time"]))
-    for key in ("before", "after", "supp_columns"):
-        row[key] = [{"col": i["col"], "value": _bytes(i["value"])} for i in row.get(key) or ()]
-    row["rows"] = [
-        {"slot": r["slot"], "values": [_bytes(v) for v in r["values"]]} for r in row.get("rows") or ()
-    ]
-    return ChangeEvent.from_row(row)
-
-
-@cache
-def events_schema() -> Any:
-    """The change events' schema: defined once, in the Rust core (``crates/redo-core/src/arrow.rs``,
-    which builds the events), and taken from it here through the Arrow PyCapsule interface."""
-    import pyarrow as pa
-
-    from redo_lib.native import native
-
-    return pa.schema(native.events_schema())
 
 
 def write_events(events: Iterable[ChangeEvent], path: str | os.PathLike[str], *, chunk: int = 50_000) -> int:
@@ -451,9 +416,6 @@ def _peak_rss_mb() -> float:
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
     return round(peak / (1 << 20 if sys.platform == "darwin" else 1 << 10), 1)
-
-
-ORDER_FIELDS = ("order_scn", "order_thread", "order_seq", "order_block", "order_offset", "order_index")
 
 
 @cache

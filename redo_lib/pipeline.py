@@ -8,15 +8,17 @@ trail records, reports), so that a Spark task runs exactly the code a unit test 
   (a Spark decode task);
 * :func:`iter_batch_events` — the events of a set of logs in redo order, threads merged by SCN;
 * :func:`decode_logs` — the whole single-process decode: logs -> committed transactions -> trail.
-  It is the reference the Spark stages are checked against.
+  It is the reference the Spark stages are checked against;
+* :func:`assemble_batches` / :func:`assemble_and_emit` — its second half, over event record batches
+  or events (dump text): the Rust core's transaction table and emitter, as in the Spark stage.
 
 Layer "top": may import everything.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
-import itertools
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -25,16 +27,21 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
-from redo_lib.assembly.events import ChangeEvent, EventKind, events_from_arrow
+from redo_lib.assembly.events import (
+    ChangeEvent,
+    event_from_row,
+    event_to_row,
+    events_from_arrow,
+    events_schema,
+)
 from redo_lib.assembly.rows import count_row_change
-from redo_lib.assembly.transactions import TransactionTable
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import ErrorPolicy, LogSetError, Position, RedoError, locate
 from redo_lib.format.model import LogHeader
 from redo_lib.format.native_records import parse_header
 from redo_lib.report import DecodeReport
 from redo_lib.storage.sources import LocalFileSource
-from redo_lib.trail.emit import EmitOptions, TrailEmitter
+from redo_lib.trail.emit import EmitOptions
 from redo_lib.trail.model import TrailRecord
 
 HEADER_BYTES = 2 * 4096  # block 0 + block 1 at the largest block size (redo-format §1.3)
@@ -406,8 +413,8 @@ def decode_logs(
         dictionary = load_dictionary(Path(dictionary))
     refs = describe_logs(locations)
     report = DecodeReport()
-    return assemble_and_emit(
-        iter_batch_events(refs, policy=policy, report=report),
+    return assemble_batches(
+        iter_batch_arrow(refs, policy=policy, report=report),
         dictionary,
         carried=carried,
         options=options,
@@ -416,6 +423,11 @@ def decode_logs(
         report=report,
         hold_from=hold_from,
     )
+
+
+#: the commit-order key of a staged trail row (the core's ``stage::ORDER_FIELDS``): the transaction's
+#: commit SCN, thread, seq, block and offset (contract rule 6), then the record's place in it
+ORDER_FIELDS = ("order_scn", "order_thread", "order_seq", "order_block", "order_offset", "order_index")
 
 
 def assemble_and_emit(
@@ -428,48 +440,107 @@ def assemble_and_emit(
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     report: DecodeReport | None = None,
     hold_from: int | None = None,
+    chunk: int = 8192,
 ) -> DecodeResult:
-    """Events in redo order (from binary logs or dump text) -> committed transactions -> trail."""
-    carried = list(carried)
-    carried_in = count_row_changes(carried)
-    table = TransactionTable(memory_limit=memory_limit, policy=policy, hold_from=hold_from)
-    emitter = TrailEmitter(dictionary=dictionary, options=options or EmitOptions())
-    decoded: Counter[tuple[int, str]] = Counter()
-    emitted: list[tuple[tuple[int, int, int, int, int], list[TrailRecord]]] = []
+    """Events in redo order (from binary logs or dump text) -> committed transactions -> trail:
+    :func:`assemble_batches` over the events as record batches."""
+    return assemble_batches(
+        events_to_arrow(events, chunk), dictionary, carried=carried, options=options, policy=policy,
+        memory_limit=memory_limit, report=report, hold_from=hold_from, chunk=chunk,
+    )  # fmt: skip
 
-    # Each transaction is emitted (and its spill file released) at its commit; the batch's trail is
-    # then put in commit order (contract rule 6: commit SCN, thread, commit record position), which
-    # can differ from redo order where records of one LWN are not in SCN order.
-    def decoded_here(batch_events: Iterable[ChangeEvent]) -> Iterator[ChangeEvent]:
-        for event in batch_events:
-            count_row_change(decoded, event)
-            yield event
 
-    # carried events first (a held transaction's commit among them commits here), then the batch's
-    for event in itertools.chain(carried, decoded_here(events)):
-        txn = table.feed(event)
-        if txn is not None:
-            emitted.append((txn.order_key, emitter.emit(txn)))
-            txn.changes.close()
-    emitted.sort(key=lambda item: item[0])
-    trail = [record for _, records in emitted for record in records]
-    commits = [(key[1], key[2]) for key, records in emitted for _ in records]
-    carried_out = list(table.carry_out())
+def events_to_arrow(events: Iterable[ChangeEvent], chunk: int = 8192) -> Iterator[Any]:
+    """Change events as record batches of ``events_schema()``, ``chunk`` events each."""
+    import pyarrow as pa
+
+    schema = events_schema()
+    rows: list[dict[str, Any]] = []
+    for event in events:
+        rows.append(event_to_row(event))
+        if len(rows) >= chunk:
+            yield pa.RecordBatch.from_pylist(rows, schema=schema)
+            rows = []
+    if rows:
+        yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+
+def iter_batch_arrow(
+    refs: Sequence[LogRef], *, policy: ErrorPolicy = ErrorPolicy.RAISE, report: DecodeReport | None = None
+) -> Iterator[Any]:
+    """:func:`iter_batch_events` as record batches: one thread's logs straight from the core; the
+    threads of a RAC batch merged by redo order through the events (``iter_batch_events``)."""
+    if len({ref.thread for ref in refs}) > 1:
+        yield from events_to_arrow(iter_batch_events(refs, policy=policy, report=report))
+        return
+    for ref in refs:
+        yield from decode_range_arrow(ref.location, policy=policy, report=report)
+
+
+def assemble_batches(
+    batches: Iterable[Any],
+    dictionary: DictionaryHistory | None = None,
+    *,
+    carried: Iterable[ChangeEvent] = (),
+    options: EmitOptions | None = None,
+    policy: ErrorPolicy = ErrorPolicy.RAISE,
+    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    report: DecodeReport | None = None,
+    hold_from: int | None = None,
+    chunk: int = 8192,
+) -> DecodeResult:
+    """Event record batches in redo order -> committed transactions -> trail, in the Rust core
+    (``native.Assembler``: the transaction table and the emitter the Spark stage runs), in one
+    process: the reference the Spark stages are checked against. ``carried``: the open transactions
+    of the previous batch, fed first (a held transaction's commit among them commits here).
+
+    Each transaction is emitted (and its spill file released) at its commit; the batch's trail is
+    then put in commit order (contract rule 6: commit SCN, thread, commit record position), which can
+    differ from redo order where records of one LWN are not in SCN order."""
+    import pyarrow as pa
+
+    from redo_lib.native import native
+    from redo_lib.trail.schema import from_row
+
+    table = native.TransactionTable(memory_limit=memory_limit, policy=policy.value, hold_from=hold_from)
+    json_text = dictionary.to_json() if dictionary is not None else None
+    emitter = native.Emitter(json_text, **dataclasses.asdict(options or EmitOptions()))
+    stage = native.Assembler(table, emitter, chunk=chunk)
+    staged: list[Any] = []
+    streams = ((True, events_to_arrow(carried, chunk)), (False, batches))
+    for flag, stream in streams:
+        for batch in stream:
+            stage.feed(batch.append_column("carried", pa.array([flag] * batch.num_rows, pa.bool_())))
+            staged.extend(pa.record_batch(b) for b in stage)
+    trail_rows = pa.Table.from_batches(staged, schema=pa.schema(native.staged_trail_schema()))
+    trail_rows = trail_rows.sort_by([(name, "ascending") for name in ORDER_FIELDS])
+    trail: list[TrailRecord] = []
+    commits: list[tuple[int, int]] = []
+    for row in trail_rows.to_pylist():
+        commits.append((row["order_thread"], row["order_seq"]))
+        trail.append(from_row(row))
+    stage.carry_out()
+    event_names = events_schema().names
+    carried_out = [
+        event_from_row(row)
+        for batch in stage
+        for row in pa.record_batch(batch).select(event_names).to_pylist()
+    ]
     return DecodeResult(
         trail=trail,
         carried_out=carried_out,
         report=report or DecodeReport(),
         commits=commits,
-        assembly=table.counters,
-        emit=emitter.counters,
-        unknown_objects=emitter.unknown_objects,
-        issues=table.issues,
+        assembly=Counter(table.counters),
+        emit=Counter(emitter.counters),
+        unknown_objects=Counter(emitter.unknown_objects),
+        issues=list(table.issues),
         counts=reconcile(
             emitter=emitter,
             table=table,
-            decoded=decoded,
-            carried_in=carried_in,
-            carried_out=count_row_changes(carried_out),
-            open_carried_out=sum(1 for e in carried_out if e.kind is EventKind.BEGIN),
+            decoded=stage.decoded,
+            carried_in=stage.carried_in,
+            carried_out=stage.carried_out,
+            open_carried_out=len(stage.open),
         ),
     )

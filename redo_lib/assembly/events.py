@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, final
@@ -421,3 +422,43 @@ def events_from_arrow(batch: Any) -> Iterator[ChangeEvent]:
     for row in batch.to_pylist():
         row["time"] = _EPOCH + dt.timedelta(microseconds=row["time"])
         yield ChangeEvent.from_row(row)
+
+
+# Arrow rows of events (the assemble stage's input and the open transactions carried between batches)
+
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def event_to_row(event: ChangeEvent) -> dict[str, Any]:
+    """A change event as an Arrow/Parquet row; time as microseconds since the epoch (UTC wall clock:
+    an integer, so no engine converts it through a local time zone on the way)."""
+    row = event.to_row()
+    t = event.time.replace(tzinfo=None) if event.time.tzinfo is not None else event.time
+    row["time"] = (t - _EPOCH) // dt.timedelta(microseconds=1)
+    return row
+
+
+def _bytes(value: Any) -> bytes | None:
+    return None if value is None else bytes(value)  # Spark hands binary back as bytearray
+
+
+def event_from_row(row: dict[str, Any]) -> ChangeEvent:
+    row = dict(row)
+    row["time"] = _EPOCH + dt.timedelta(microseconds=int(row["time"]))
+    for key in ("before", "after", "supp_columns"):
+        row[key] = [{"col": i["col"], "value": _bytes(i["value"])} for i in row.get(key) or ()]
+    row["rows"] = [
+        {"slot": r["slot"], "values": [_bytes(v) for v in r["values"]]} for r in row.get("rows") or ()
+    ]
+    return ChangeEvent.from_row(row)
+
+
+@functools.cache
+def events_schema() -> Any:
+    """The change events' schema: defined once, in the Rust core (``crates/redo-core/src/arrow.rs``,
+    which builds the events), and taken from it here through the Arrow PyCapsule interface."""
+    import pyarrow as pa
+
+    from redo_lib.native import native
+
+    return pa.schema(native.events_schema())
