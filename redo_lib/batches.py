@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
-from redo_lib.assembly.events import ChangeEvent, event_from_row, event_to_row, events_schema
+from redo_lib.assembly.events import ChangeEvent, EventKind, event_from_row, event_to_row, events_schema
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import DictionaryError, ErrorPolicy, LogSetError, Position
 from redo_lib.pipeline import ORDER_FIELDS, decode_range_arrow, open_source, read_header, reconcile
@@ -579,16 +579,15 @@ def evolve_batch_dictionary(
     ``own_copy`` is false: a dictionary carried from the previous batch is copied, so every batch
     folder holds the dictionary its trail was written with), the DDL counts by effect and the DDL
     that could not be applied (``emit.evolve_dictionary``)."""
-    from redo_lib.assembly.rows import iter_row_changes
     from redo_lib.trail.emit import evolve_dictionary
 
     history = dictionary_at(dictionary)
-    rows = [event_from_row(r) for r in ddl_rows]
-    if history is None or (not rows and not own_copy):
+    events = [e for e in map(event_from_row, ddl_rows) if e.kind is EventKind.DDL]
+    if history is None or (not events and not own_copy):
         return dictionary, {}, []
     counts: Counter[str] = Counter()
     problems: list[dict[str, Any]] = []
-    evolved = evolve_dictionary(history, iter_row_changes(rows), counts, problems)
+    evolved = evolve_dictionary(history, events, counts, problems)
     if evolved is history and not own_copy:
         return dictionary, dict(counts), problems
     location = write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json())

@@ -114,13 +114,23 @@ class _Schemaless:
     key_columns: tuple[str, ...] = ()
 
 
+class DdlChange(Protocol):
+    """What :func:`evolve_dictionary` reads of a DDL: a DDL ``ChangeEvent`` (``assembly.events``),
+    or the core's DDL row change (the binding passes a ``SimpleNamespace`` of these four)."""
+
+    scn: int
+    obj: int
+    ddl_text: str
+    ddl_schema: str
+
+
 def evolve_dictionary(
     history: DictionaryHistory,
-    ddl_changes: Iterable[RowChange],
+    ddl_changes: Iterable[DdlChange],
     counters: Counter[str] | None = None,
     problems: list[dict[str, Any]] | None = None,
 ) -> DictionaryHistory:
-    """Apply DDL row changes (in SCN order) to a dictionary; each opens a version from its SCN on.
+    """Apply DDL changes (in SCN order) to a dictionary; each opens a version from its SCN on.
 
     DDL of other objects than tables (indexes, views, grants) is counted as ``ddl_other``. Table DDL
     that contradicts the dictionary (e.g. a dictionary exported after that SCN) is counted as
@@ -131,7 +141,7 @@ def evolve_dictionary(
     as ``ddl_applied_before``."""
     counts = counters if counters is not None else Counter()
 
-    def problem(rc: RowChange, kind: str, message: str) -> None:
+    def problem(rc: DdlChange, kind: str, message: str) -> None:
         if problems is not None:
             problems.append({"kind": kind, "scn": rc.scn, "obj": rc.obj or None, "schema": rc.ddl_schema,
                              "text": rc.ddl_text[:1000], "message": message})  # fmt: skip

@@ -6,12 +6,13 @@ The table: STUDENT(STUDENT_KEY NUMBER PRIMARY KEY, NAME VARCHAR2(20), FEE NUMBER
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
-from redo_lib.assembly.events import ChangeEvent, EventKind
+from redo_lib.assembly.events import ChangeEvent, EventKind, event_to_row
 from redo_lib.assembly.transactions import assemble
-from redo_lib.dictionary import ColumnDef, DictionaryHistory, TableVersion
+from redo_lib.dictionary import ColumnDef, DictionaryHistory, TableVersion, load_dictionary
 from redo_lib.trail.emit import EmitOptions, TrailEmitter
 from redo_lib.values import encode_number, encode_text
 
@@ -177,3 +178,30 @@ def test_ddl_outside_the_capture_scope_is_counted_not_emitted_and_unreadable_ddl
         "ALTER TABLE US03.STUDENT ADD (C SOMETYPE_T)",
     )
     assert "SOMETYPE_T" in problem["message"]
+
+
+def test_the_batch_dictionary_evolves_by_its_ddl_events(tmp_path: Path) -> None:
+    # the Spark driver's step before assembly: ALTER TABLE us03.student ADD (email VARCHAR2(40)) at SCN
+    # 5000, a CREATE INDEX (no say in the table's shape) and a statement the parser does not read
+    from redo_lib.batches import evolve_batch_dictionary
+
+    source = tmp_path / "dictionary.in.json"
+    source.write_text(_dictionary().to_json())
+    add = _ev(EventKind.DDL, scn=5000, ddl_text="ALTER TABLE US03.STUDENT ADD (EMAIL VARCHAR2(40))",
+              ddl_schema="US03")  # fmt: skip
+    index = _ev(EventKind.DDL, scn=5001, obj=0, ddl_text="CREATE INDEX US03.I1 ON US03.STUDENT (NAME)",
+                ddl_schema="US03")  # fmt: skip
+    odd = _ev(
+        EventKind.DDL, scn=5002, ddl_text="ALTER TABLE US03.STUDENT ADD (C SOMETYPE_T)", ddl_schema="US03"
+    )
+    location, counts, problems = evolve_batch_dictionary(
+        str(source), [event_to_row(e) for e in (add, index, odd)], str(tmp_path / "batch")
+    )
+    assert location == str(tmp_path / "batch" / "dictionary.json")
+    assert counts == {"ddl_alter": 1, "ddl_other": 1, "ddl_unsupported": 1}
+    assert [(p["kind"], p["scn"], p["obj"]) for p in problems] == [("unsupported", 5002, OBJ)]
+    evolved = load_dictionary(Path(location))
+    assert [c.name for c in evolved.lookup(OBJ, 4999).columns] == ["STUDENT_KEY", "NAME", "FEE"]
+    assert [c.name for c in evolved.lookup(OBJ, 5000).columns] == ["STUDENT_KEY", "NAME", "FEE", "EMAIL"]
+    # no DDL: the dictionary is the one given, unless the batch wants its own copy
+    assert evolve_batch_dictionary(str(source), [], str(tmp_path / "b2")) == (str(source), {}, [])
