@@ -4,21 +4,30 @@
 methods that assert LogMiner-style SQL_REDO text (schemaless: ``"UNKNOWN"."OBJ# n"``,
 ``"COL n" = HEXTORAW('..')``, ``= NULL``, ``IS NULL``; COL numbers are 1-based segcol#). A method
 may build one statement from several records (URP + LMN pairs, row pieces of a migrated row), so
-each method's records are parsed in file order, turned into change events (``iter_events``) and
-their CHANGE events, per transaction and in order, into row changes (``iter_row_changes``); no
-begin or commit is needed.
+each method's records are parsed in file order, turned into change events (``iter_events``), and
+their CHANGE events, per transaction and in order, made into one committed transaction each (a
+begin before, a commit after) and run through the Rust core's transaction table and emitter
+(``pipeline.assemble_and_emit``): each row change becomes one trail record.
 
-Each expected statement must be reproduced by one row change of the same object and operation:
+The dictionary they are emitted with names every column of every object the records change
+``COL_<n>`` (0-based), of type RAW (rendered as the hex of its bytes), and gives no key, so every
+column is the key (trail contract rule 12, as GoldenGate keys a table without a primary or unique
+key): an update's record then carries every column, after the statement, and, when a value changed,
+every column's before value (a PK update, IOType 115); deletes carry every column (``full_deletes``).
+What the record carries is the row change's images:
 
-* INSERT: the inserted values are the after image;
-* UPDATE: the SET values are in the after image, the WHERE values in the before image (undo columns,
-  filled from supplemental columns: that is how LogMiner's WHERE gets the key and unchanged columns);
-* DELETE: the WHERE values are the before image.
+* INSERT: the inserted values are the record's columns;
+* UPDATE: the SET values are in its columns, the WHERE values in its before image (undo columns,
+  filled from supplemental columns: that is how LogMiner's WHERE gets the key and unchanged columns;
+  when no value changed, the columns are the before values too);
+* DELETE: the WHERE values are its columns.
 
-A column asserted by the SQL but absent from the image is a mismatch, as is a different value.
-Statements are matched to row changes by content (the fewest mismatches), since the records of a
-method are not always in SCN order; a second test checks that a method gives exactly one row change
-per statement. Expected values come only from the data set.
+A column asserted by the SQL but absent from the image is a mismatch, as is a different value (a
+column of the dictionary that the row change did not carry shows as NULL: an ``IS NULL`` or ``=
+NULL`` of the SQL cannot tell it from a NULL value). Statements are matched to row changes by
+content (the fewest mismatches), since the records of a method are not always in SCN order; a second
+test checks that a method gives exactly one row change per statement. Expected values come only from
+the data set.
 """
 
 from __future__ import annotations
@@ -26,16 +35,19 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from redo_lib.assembly.events import ChangeEvent, EventKind, iter_events
-from redo_lib.assembly.rows import RowChange, RowOp, iter_row_changes
+from redo_lib.dictionary import DictionaryHistory
+from redo_lib.pipeline import assemble_and_emit
 from redo_lib.scn import Xid
+from redo_lib.trail.emit import EmitOptions
+from redo_lib.trail.model import TrailRecord
 from tests.unit.redo_lib.format.realdata import parse_oracdc_record
 
 pytestmark = pytest.mark.realdata
@@ -45,6 +57,7 @@ RECORDS = REPO.parent / "shared" / "realdata" / "oracdc-redo-records" / "redo-re
 # A single record taken out of its log has no LWN; give it a neutral one (its time is not compared).
 
 Image = dict[int, bytes | None]
+Op = Literal["INSERT", "UPDATE", "DELETE"]
 
 # -------------------------------------------------------------------------------------------------
 # A small parser for LogMiner's schemaless SQL_REDO
@@ -56,7 +69,7 @@ class Statement:
     WHERE clause; keys are 0-based column indexes (``COL n`` -> n - 1), None is SQL NULL."""
 
     name: str
-    op: RowOp
+    op: Op
     obj: int
     values: Image
     where: Image
@@ -104,21 +117,21 @@ def parse_sql(name: str, sql: str) -> Statement:
         values = _items(m["set"], r",", _SET_ITEM, sql)
         return Statement(
             name=name,
-            op=RowOp.UPDATE,
+            op="UPDATE",
             obj=int(m["obj"]),
             values=values,
             where=_items(m["where"], r"\s+and\s+", _WHERE_ITEM, sql),
         )
     if m := _DELETE.fullmatch(sql):
         where = _items(m["where"], r"\s+and\s+", _WHERE_ITEM, sql)
-        return Statement(name=name, op=RowOp.DELETE, obj=int(m["obj"]), values={}, where=where)
+        return Statement(name=name, op="DELETE", obj=int(m["obj"]), values={}, where=where)
     if m := _INSERT.fullmatch(sql):
         cols = [_COLUMN.fullmatch(c) for c in m["cols"].split(",")]
         vals = [_VALUE_ITEM.fullmatch(v) for v in m["values"].split(",")]
         if None in cols or None in vals or len(cols) != len(vals):
             raise ValueError(f"cannot read the column or value list of {sql[:80]!r}")
         values = {int(c["col"]) - 1: _value(v) for c, v in zip(cols, vals, strict=True) if c and v}
-        return Statement(name=name, op=RowOp.INSERT, obj=int(m["obj"]), values=values, where={})
+        return Statement(name=name, op="INSERT", obj=int(m["obj"]), values=values, where={})
     raise ValueError(f"not a schemaless INSERT, UPDATE or DELETE: {sql[:80]!r}")
 
 
@@ -159,17 +172,73 @@ def _statements(method: str) -> list[Statement]:
     return [parse_sql(s["name"], s["sql"].replace("\n", "")) for s in json.loads(sql)]
 
 
+@dataclass(frozen=True, slots=True)
+class RowChange:
+    """One row change as its trail record carries it (``Image`` keys are column indexes)."""
+
+    op: Op
+    obj: int
+    after: Image
+    before: Image
+    changed: tuple[int, ...]  # the columns the record says the statement set (``changed_columns``)
+
+    @classmethod
+    def of(cls, record: TrailRecord) -> RowChange:
+        def image(pairs: tuple[tuple[str, str | None], ...]) -> Image:
+            return {_index(name): None if v is None else bytes.fromhex(v) for name, v in pairs}
+
+        columns = image(record.columns)
+        changed = tuple(_index(name) for name in record.changed_columns)
+        if record.op == "INSERT":
+            return cls("INSERT", record.obj, columns, {}, changed)
+        if record.op == "DELETE":
+            return cls("DELETE", record.obj, {}, columns, changed)
+        # an update: a PK update has every column's before value; otherwise no value changed
+        return cls("UPDATE", record.obj, columns, image(record.before) or columns, changed)
+
+
+def _index(name: str) -> int:
+    return int(name.removeprefix("COL_"))
+
+
+def _dictionary(events: list[ChangeEvent]) -> DictionaryHistory:
+    """Every object the events change, with RAW columns ``COL_0`` up to the highest column index the
+    events carry, and no key constraint (so every column is the key)."""
+    width: dict[int, int] = {}
+    for e in events:
+        cols = [c for c, _ in (*e.before, *e.after, *e.supp_columns)] + [len(v) - 1 for _, v in e.rows]
+        width[e.obj or e.dataobj] = max(width.get(e.obj or e.dataobj, 0), max(cols, default=0) + 1)
+    tables = [
+        {"obj": obj, "dataobj": obj, "owner": "UNKNOWN", "name": f"OBJ# {obj}", "valid_from_scn": 0,
+         "columns": [{"segcol_no": i + 1, "name": f"COL_{i}", "type": "RAW", "length": 2000, "nullable": True}
+                     for i in range(n)]}
+        for obj, n in sorted(width.items())
+    ]  # fmt: skip
+    doc = {"format": "redotrail-dictionary", "format_version": 1, "db_charset": "AL32UTF8",
+           "national_charset": "AL16UTF16", "tables": tables}  # fmt: skip
+    return DictionaryHistory.from_json(json.dumps(doc))
+
+
 @cache
 def row_changes(method: str) -> tuple[RowChange, ...]:
-    """The row changes of a method's records: CHANGE events per transaction, in record order."""
+    """The row changes of a method's records: the CHANGE events of each transaction, in record order,
+    made into a committed transaction and emitted by the core."""
     by_xid: dict[Xid, list[ChangeEvent]] = {}
     for row in METHODS[method]:
         for event in iter_events(parse_oracdc_record(row)):
-            # none of these methods has a partial rollback; one would need the transaction table
+            # none of these methods has a partial rollback; one would cancel a change
             assert event.kind is not EventKind.PARTIAL_ROLLBACK, f"{method}: partial rollback"
             if event.kind is EventKind.CHANGE:
                 by_xid.setdefault(event.xid, []).append(event)
-    return tuple(rc for events in by_xid.values() for rc in iter_row_changes(events))
+    events: list[ChangeEvent] = []
+    for changes in by_xid.values():
+        first, last = changes[0], changes[-1]
+        events += [replace(first, kind=EventKind.BEGIN), *changes,
+                   replace(last, kind=EventKind.COMMIT, offset=last.offset + 1)]  # fmt: skip
+    dictionary = _dictionary(events)
+    result = assemble_and_emit(events, dictionary, options=EmitOptions(full_deletes=True))
+    assert result.counts["out_of_scope"] == {} and result.emit.get("value_errors", 0) == 0
+    return tuple(RowChange.of(record) for record in result.trail)
 
 
 def _show(value: bytes | None | str) -> str:
@@ -181,8 +250,8 @@ def _show(value: bytes | None | str) -> str:
 def mismatches(statement: Statement, change: RowChange) -> list[str]:
     """What ``change`` gets wrong of ``statement``: one line per column (empty: all values agree)."""
     out: list[str] = []
-    image_of_values = "after" if statement.op in (RowOp.INSERT, RowOp.UPDATE) else "before"
-    clause = "SET" if statement.op is RowOp.UPDATE else "VALUES"
+    image_of_values = "after" if statement.op in ("INSERT", "UPDATE") else "before"
+    clause = "SET" if statement.op == "UPDATE" else "VALUES"
     for label, expected, image, image_name in (
         (clause, statement.values, change.after, image_of_values),
         ("WHERE", statement.where, change.before, "before"),
@@ -208,7 +277,7 @@ def assign(statements: list[Statement], changes: tuple[RowChange, ...]) -> list[
     costs = [
         [
             (len(mismatches(s, rc)), len(set(s.values) ^ _changed(rc)))
-            if rc.obj == s.obj and rc.op is s.op
+            if rc.obj == s.obj and rc.op == s.op
             else unmatched
             for rc in changes
         ]
@@ -226,8 +295,8 @@ def assign(statements: list[Statement], changes: tuple[RowChange, ...]) -> list[
     out: list[tuple[int, list[str]]] = []
     for row, (statement, index) in enumerate(zip(statements, best, strict=True)):
         if cost(row, index) == unmatched:
-            kinds = sorted({(rc.op.value, rc.obj) for rc in changes})
-            out.append((-1, [f"no {statement.op.value} of OBJ# {statement.obj} left among {kinds}"]))
+            kinds = sorted({(rc.op, rc.obj) for rc in changes})
+            out.append((-1, [f"no {statement.op} of OBJ# {statement.obj} left among {kinds}"]))
         else:
             out.append((index, mismatches(statement, changes[index])))
     return out
@@ -301,23 +370,23 @@ def test_method_gives_one_row_change_per_statement(method: str) -> None:
         pytest.param(
             """update "UNKNOWN"."OBJ# 7" set "COL 2" = HEXTORAW('c102'), "COL 3" = NULL """
             """where "COL 1" = HEXTORAW('4142') and "COL 2" IS NULL and "COL 3" = HEXTORAW('80');""",
-            RowOp.UPDATE, 7, {1: b"\xc1\x02", 2: None}, {0: b"AB", 1: None, 2: b"\x80"},
+            "UPDATE", 7, {1: b"\xc1\x02", 2: None}, {0: b"AB", 1: None, 2: b"\x80"},
             id="update",
         ),
         pytest.param(
             """insert into "UNKNOWN"."OBJ# 8"("COL 1","COL 2","COL 3") values """
             """(HEXTORAW('c102'),NULL,HEXTORAW('78780101010101'));""",
-            RowOp.INSERT, 8, {0: b"\xc1\x02", 1: None, 2: bytes.fromhex("78780101010101")}, {},
+            "INSERT", 8, {0: b"\xc1\x02", 1: None, 2: bytes.fromhex("78780101010101")}, {},
             id="insert",
         ),
         pytest.param(
             """delete from "UNKNOWN"."OBJ# 9" where "COL 1" = HEXTORAW('c103') and "COL 2" IS NULL""",
-            RowOp.DELETE, 9, {}, {0: b"\xc1\x03", 1: None},
+            "DELETE", 9, {}, {0: b"\xc1\x03", 1: None},
             id="delete",
         ),
     ],
 )  # fmt: skip
-def test_sql_parser_reads_each_form(sql: str, op: RowOp, obj: int, values: Image, where: Image) -> None:
+def test_sql_parser_reads_each_form(sql: str, op: Op, obj: int, values: Image, where: Image) -> None:
     assert parse_sql("s", sql) == Statement(name="s", op=op, obj=obj, values=values, where=where)
 
 

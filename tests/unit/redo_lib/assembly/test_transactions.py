@@ -1,7 +1,9 @@
-"""TransactionTable and ChangeBuffer: commit, rollback, partial rollback, carry, spill.
+"""The transaction table (the Rust core's ``native.TransactionTable``): commit, rollback, partial
+rollback, carry, held commits, and its change buffer's spill.
 
 Events are built by hand from the scenario each test describes (what SQL ran), never taken from
-the decoder's output.
+the decoder's output; they go to the core as record batches (``tests/unit/native/core_assembly.py``)
+and come back the same way.
 """
 
 from __future__ import annotations
@@ -9,16 +11,17 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import itertools
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redo_lib.assembly.carry import ChangeBuffer
 from redo_lib.assembly.events import NO_SQN, ChangeEvent, EventKind
-from redo_lib.assembly.transactions import TransactionTable, assemble
 from redo_lib.errors import AssemblyError, ErrorPolicy
+from redo_lib.native import native
 from redo_lib.scn import Xid
+from tests.unit.native.core_assembly import assemble, carry_out, feed, spill_files
 
 T0 = dt.datetime(2026, 3, 7, 1, 44, 38)
 IRP, DRP, URP = 0x0B02, 0x0B03, 0x0B05
@@ -54,7 +57,7 @@ def undo_last(op: int, usn: int = 4, slot: int = 11, obj: int = 100) -> ChangeEv
 def test_commit_returns_changes_in_redo_order() -> None:
     events = [begin(), change(IRP), change(URP), commit()]
     committed, carried, _ = assemble(events)
-    assert [c.redo_op for c in committed[0]] == [IRP, URP]
+    assert [c.redo_op for c in committed[0].changes] == [IRP, URP]
     assert committed[0].xid.trail() == "4.11.854"
     assert committed[0].commit_scn == events[-1].scn
     assert carried == []
@@ -72,14 +75,14 @@ def test_rollback_to_savepoint_cancels_exactly_the_changes_after_it() -> None:
     a, b, c, d = change(IRP, obj=1), change(IRP, obj=2), change(URP, obj=3), change(IRP, obj=4)
     events = [begin(), a, b, c, undo_last(URP, obj=3), undo_last(DRP, obj=2), d, commit()]
     committed, _, table = assemble(events)
-    assert [e.obj for e in committed[0]] == [1, 4]
+    assert [e.obj for e in committed[0].changes] == [1, 4]
     assert table.counters["partial_rollbacks"] == 2
 
 
 def test_compensation_that_matches_nothing_is_counted_not_applied() -> None:
     events = [begin(), change(IRP, obj=1), undo_last(URP, obj=1), commit()]
     committed, _, table = assemble(events)
-    assert [e.obj for e in committed[0]] == [1]
+    assert [e.obj for e in committed[0].changes] == [1]
     assert table.counters["rollback_unmatched"] == 1
 
 
@@ -99,10 +102,10 @@ def test_change_without_begin_is_counted_with_its_xid() -> None:
 
 
 def test_slot_reuse_without_end_raises_under_raise_policy() -> None:
-    table = TransactionTable(policy=ErrorPolicy.RAISE)
-    table.feed(begin(sqn=1))
+    table = native.TransactionTable(policy=ErrorPolicy.RAISE.value)
+    feed(table, [begin(sqn=1)])
     with pytest.raises(AssemblyError, match="slot reused"):
-        table.feed(begin(sqn=2))
+        feed(table, [begin(sqn=2)])
 
 
 def test_open_transaction_is_carried_and_completed_in_the_next_batch() -> None:
@@ -112,7 +115,7 @@ def test_open_transaction_is_carried_and_completed_in_the_next_batch() -> None:
     assert committed1 == [] and [e.kind for e in carried] == [EventKind.BEGIN, EventKind.CHANGE]
     rows = [e.to_row() for e in carried]  # the carried state is plain rows
     committed2, carried2, _ = assemble(batch2, [ChangeEvent.from_row(r) for r in rows])
-    assert [e.obj for e in committed2[0]] == [1, 2] and carried2 == []
+    assert [e.obj for e in committed2[0].changes] == [1, 2] and carried2 == []
 
 
 @settings(max_examples=60, deadline=None)
@@ -127,31 +130,31 @@ def test_any_cut_into_batches_gives_the_same_transactions(cuts: list[int]) -> No
         ev(EventKind.ROLLBACK, **t[2]), change(URP, obj=6, **t[0]), commit(**t[0]),
     ]  # fmt: skip
     whole, _, _ = assemble(events)
-    expected = [(c.xid, [e.obj for e in c]) for c in whole]
+    expected = [(c.xid, [e.obj for e in c.changes]) for c in whole]
     points = sorted({min(c, len(events)) for c in cuts})
     carried: list[ChangeEvent] = []
     got = []
     start = 0
     for end in [*points, len(events)]:
         committed, carried, _ = assemble(events[start:end], carried)
-        got.extend((c.xid, [e.obj for e in c]) for c in committed)
+        got.extend((c.xid, [e.obj for e in c.changes]) for c in committed)
         start = end
     assert expected == [(Xid(2, 2, 20), [2]), (Xid(1, 1, 10), [1, 6])]
     assert got == expected
 
 
-def test_buffer_spills_and_keeps_order_with_bounded_memory(tmp_path: object) -> None:
-    buf = ChangeBuffer(memory_limit=10)
-    events = [change(IRP, obj=i) for i in range(95)]
-    for e in events:
-        buf.append(e)
-        assert len(buf._tail) < 10  # never more than the limit in memory
-    assert buf.spill_count > 0 and len(buf) == 95
-    # pop across the spill boundary (LIFO partial rollbacks)
-    popped = [buf.pop().obj for _ in range(12)]
-    assert popped == list(range(94, 82, -1))
-    assert [e.obj for e in buf] == list(range(83))
-    buf.close()
+def test_buffer_spills_and_keeps_order_with_bounded_memory(tmp_path: Path) -> None:
+    # INSERT 95 rows in one transaction with 10 events in memory: the older ones go to a spill file
+    table = native.TransactionTable(memory_limit=10, spill_dir=str(tmp_path))
+    assert spill_files(tmp_path) == 0
+    feed(table, [begin(), *(change(IRP, obj=i) for i in range(95))], chunk=7)
+    assert spill_files(tmp_path) == 1
+    # ROLLBACK TO SAVEPOINT undoing the last 12 inserts: pops across the spill boundary (LIFO, §6.3)
+    feed(table, [undo_last(DRP, obj=i) for i in range(94, 82, -1)])
+    assert table.counters["partial_rollbacks"] == 12
+    (txn,) = feed(table, [commit()])
+    assert [e.obj for e in txn.changes] == list(range(83))
+    assert spill_files(tmp_path) == 0  # the spill file went with the transaction's changes
 
 
 def test_commit_at_or_above_the_watermark_is_held_and_carried_with_its_commit() -> None:
@@ -163,16 +166,16 @@ def test_commit_at_or_above_the_watermark_is_held_and_carried_with_its_commit() 
     head = [begin(**t1), change(IRP, **t1), commit(**t1), begin(**t2), change(URP, **t2)]
     end2 = commit(**t2)
     tail = [begin(**t3), change(IRP, **t3)]
-    table = TransactionTable(hold_from=end2.scn)
-    committed = [t for t in map(table.feed, [*head, end2, *tail]) if t is not None]
+    table = native.TransactionTable(hold_from=end2.scn)
+    committed = feed(table, [*head, end2, *tail])
     assert [c.xid.trail() for c in committed] == ["1.1.10"]
     assert table.counters["held"] == 1 and table.counters["committed"] == 1
-    assert table.counters["lost_transaction"] == 0  # the held slot was free for T3
-    carried = list(table.carry_out())
+    assert "lost_transaction" not in table.counters  # the held slot was free for T3
+    carried = carry_out(table)
     assert carried == [head[3], head[4], end2, *tail]  # begin order; a held commit comes last
     # the next batch meets the commit again, below its own watermark: emitted there
-    resumed = TransactionTable(hold_from=end2.scn + 1000)
-    again = [t for t in map(resumed.feed, carried) if t is not None]
+    resumed = native.TransactionTable(hold_from=end2.scn + 1000)
+    again = feed(resumed, carried)
     assert [c.xid.trail() for c in again] == ["2.5.20"] and resumed.held_xids() == []
     assert [x.trail() for x in resumed.open_xids()] == ["2.5.21"]
 
@@ -180,22 +183,21 @@ def test_commit_at_or_above_the_watermark_is_held_and_carried_with_its_commit() 
 def test_held_commit_is_held_again_while_below_no_watermark_reaches_it() -> None:
     t2 = {"usn": 2, "slot": 5, "sqn": 20}
     events = [begin(**t2), change(IRP, **t2), commit(**t2)]
-    table = TransactionTable(hold_from=events[-1].scn)
-    assert [table.feed(e) for e in events] == [None, None, None]
-    again = TransactionTable(hold_from=events[-1].scn)  # the next batch's watermark did not move
-    assert [again.feed(e) for e in table.carry_out()] == [None, None, None]
-    assert again.counters["held"] == 1 and list(again.carry_out()) == events
-    committed, carried, _ = assemble([], list(again.carry_out()))  # no watermark: everything commits
+    table = native.TransactionTable(hold_from=events[-1].scn)
+    assert feed(table, events) == []
+    again = native.TransactionTable(hold_from=events[-1].scn)  # the next batch's watermark did not move
+    assert feed(again, carry_out(table)) == []
+    assert again.counters["held"] == 1 and carry_out(again) == events
+    committed, carried, _ = assemble([], carry_out(again))  # no watermark: everything commits
     assert [c.xid.trail() for c in committed] == ["2.5.20"] and carried == []
-    assert [e.redo_op for e in committed[0]] == [IRP]
+    assert [e.redo_op for e in committed[0].changes] == [IRP]
 
 
 def test_rollback_above_the_watermark_is_not_held() -> None:
     events = [begin(), change(IRP), ev(EventKind.ROLLBACK)]
-    table = TransactionTable(hold_from=events[0].scn)
-    for e in events:
-        table.feed(e)
-    assert list(table.carry_out()) == [] and table.counters["rolled_back"] == 1
+    table = native.TransactionTable(hold_from=events[0].scn)
+    assert feed(table, events) == []
+    assert carry_out(table) == [] and table.counters["rolled_back"] == 1
     assert table.cancelled[(100, "INSERT")] == 1
 
 
@@ -204,5 +206,5 @@ def test_a_lone_compensation_of_a_supplemented_lmn_counts_it_cancelled() -> None
     # decoded; a rollback to savepoint undoes it with a stand-alone 5.6, so it is one UPDATE cancelled
     lmn = dataclasses.replace(change(0x0B10, obj=7), supp_fb=0x08)
     committed, _, table = assemble([begin(), lmn, undo_last(0, obj=7), commit()])
-    assert list(committed[0]) == [] and table.counters["partial_rollbacks"] == 1
+    assert committed[0].changes == [] and table.counters["partial_rollbacks"] == 1
     assert table.cancelled[(7, "UPDATE")] == 1

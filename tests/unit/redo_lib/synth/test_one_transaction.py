@@ -1,26 +1,27 @@
 """``random_scenario(one_transaction=True)``: the memory benchmark's workload, every change in one
 transaction committed at the end, and it decodes to the trail the generator expects.
 
-Also the streaming emit that makes such a transaction go through in bounded memory: a record is
-handed on before the rest of its transaction has been read.
+Also what makes such a transaction go through the core's assemble stage in bounded memory: its
+changes spill past the table's ``memory_limit``, and its trail rows, all emitted by the one ``feed``
+that meets the commit, go through the stage's output queue, which spills past ``queue_bytes``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+import pyarrow as pa
 import pytest
 
-from redo_lib.assembly.events import ChangeEvent
-from redo_lib.assembly.transactions import assemble
 from redo_lib.dictionary import load_dictionary
-from redo_lib.pipeline import describe_logs, iter_batch_events
+from redo_lib.native import native
+from redo_lib.pipeline import ORDER_FIELDS, describe_logs, iter_batch_arrow
 from redo_lib.synth import generate, random_scenario
-from redo_lib.trail.emit import TrailEmitter
 from redo_lib.trail.model import TransInd
+from redo_lib.trail.schema import from_row
+from tests.unit.native.core_assembly import spill_files
 from tests.unit.redo_lib.synth.test_roundtrip_decode import _assert_same
 
 
@@ -34,33 +35,25 @@ def test_one_transaction_holds_the_whole_workload_and_decodes(seed: int, tmp_pat
     _assert_same(result)
 
 
-class _Stop(Exception):
-    pass
-
-
-@dataclass
-class _Breaking:
-    """A transaction's change buffer that fails after its first few changes."""
-
-    changes: list[ChangeEvent]
-
-    def __iter__(self) -> Iterator[ChangeEvent]:
-        yield from self.changes
-        raise _Stop
-
-    def close(self) -> None:
-        pass
-
-
-def test_emit_hands_on_records_before_reading_the_whole_transaction(tmp_path: Path) -> None:
+def test_one_transaction_spills_and_its_trail_goes_through_a_spilling_queue(tmp_path: Path) -> None:
     result = generate(random_scenario(4, steps=200, one_transaction=True), tmp_path, record_steps=False)
     expected = [json.loads(line) for line in result.trail.read_text(encoding="utf-8").splitlines()]
-    committed, _, _ = assemble(iter_batch_events(describe_logs(list(result.logs))))
-    (txn,) = [t for t in committed if t.xid.trail() == expected[0]["xid"]]  # besides noise transactions
-    dictionary = load_dictionary(result.dictionary)
-    assert [r.to_dict() for r in TrailEmitter(dictionary=dictionary).iter_emit(txn)] == expected
-    broken = replace(txn, changes=_Breaking(list(txn.changes)[:5]))
-    stream = TrailEmitter(dictionary=dictionary).iter_emit(broken)
-    assert next(stream).to_dict() == expected[0]  # handed on while the rest is still unread
-    with pytest.raises(_Stop):
-        list(stream)
+    changes, queue = tmp_path / "changes", tmp_path / "queue"
+    changes.mkdir()
+    queue.mkdir()
+    table = native.TransactionTable(memory_limit=16, spill_dir=str(changes))
+    emitter = native.Emitter(load_dictionary(result.dictionary).to_json())
+    stage = native.Assembler(table, emitter, chunk=16, queue_bytes=4096, spill_dir=str(queue))
+    staged: list[dict[str, Any]] = []
+    spilled_changes = 0
+    for batch in iter_batch_arrow(describe_logs(list(result.logs))):
+        batch = batch.append_column("carried", pa.array([False] * batch.num_rows, pa.bool_()))
+        for start in range(0, batch.num_rows, 50):
+            stage.feed(batch.slice(start, 50))
+            spilled_changes = max(spilled_changes, spill_files(changes))
+            staged.extend(row for b in stage for row in pa.record_batch(b).to_pylist())
+    assert spilled_changes >= 1 and stage.spilled_batches > 10
+    mine = sorted(
+        (r for r in staged if r["xid"] == expected[0]["xid"]), key=lambda r: [r[k] for k in ORDER_FIELDS]
+    )
+    assert [from_row(r).to_dict() for r in mine] == expected  # besides noise transactions

@@ -1,4 +1,5 @@
-"""Trail shaping rules (trail contract 8-16) on transactions written by hand from their SQL.
+"""Trail shaping rules (trail contract 8-16) on transactions written by hand from their SQL, through
+the Rust core's transaction table and emitter (``pipeline.assemble_and_emit``).
 
 The table: STUDENT(STUDENT_KEY NUMBER PRIMARY KEY, NAME VARCHAR2(20), FEE NUMBER) as in seed 000.
 """
@@ -11,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from redo_lib.assembly.events import ChangeEvent, EventKind, event_to_row
-from redo_lib.assembly.transactions import assemble
 from redo_lib.dictionary import ColumnDef, DictionaryHistory, TableVersion, load_dictionary
-from redo_lib.trail.emit import EmitOptions, TrailEmitter
+from redo_lib.pipeline import DecodeResult, assemble_and_emit
+from redo_lib.trail.emit import EmitOptions
 from redo_lib.values import encode_number, encode_text
 
 T0 = dt.datetime(2013, 3, 31, 23, 59, 58)
@@ -69,12 +70,19 @@ def _delete(slot: int, key: int, name: str, fee: int) -> ChangeEvent:
                supp_op=4, supp_columns=((0, N(key)),))  # fmt: skip
 
 
+def _emit(
+    events: list[ChangeEvent], dictionary: DictionaryHistory | None = None, **opts: object
+) -> DecodeResult:
+    options = EmitOptions(**opts)  # type: ignore[arg-type]
+    return assemble_and_emit(events, dictionary or _dictionary(), options=options)
+
+
 def _trail(
     events: list[ChangeEvent], dictionary: DictionaryHistory | None = None, **opts: object
 ) -> list[dict]:
-    committed, _, _ = assemble([_ev(EventKind.BEGIN), *events, _ev(EventKind.COMMIT)])
-    emitter = TrailEmitter(dictionary=dictionary or _dictionary(), options=EmitOptions(**opts))  # type: ignore[arg-type]
-    return [r.to_dict() for txn in committed for r in emitter.emit(txn)]
+    """The trail of one transaction: BEGIN, ``events``, COMMIT."""
+    result = _emit([_ev(EventKind.BEGIN), *events, _ev(EventKind.COMMIT)], dictionary, **opts)
+    return [r.to_dict() for r in result.trail]
 
 
 def test_insert_carries_every_column_with_nulls_and_only_tokens_once() -> None:
@@ -140,10 +148,9 @@ def test_ddl_in_the_redo_opens_a_new_dictionary_version_from_its_scn() -> None:
     insert = _ev(EventKind.CHANGE, redo_op=0x0B02, undo_op=3, row_slot=2, fb=0x2C, after=after)
     events = [_ev(EventKind.BEGIN), before_ddl, _ev(EventKind.BEGIN, usn=5, slot=1, sqn=7), ddl,
               _ev(EventKind.COMMIT, usn=5, slot=1, sqn=7), insert, _ev(EventKind.COMMIT)]  # fmt: skip
-    committed, _, _ = assemble(events)
-    emitter = TrailEmitter(dictionary=_dictionary())
-    trail = [r.to_dict() for txn in committed for r in emitter.emit(txn)]
-    assert emitter.counters["ddl_alter"] == 1
+    result = _emit(events)
+    trail = [r.to_dict() for r in result.trail]
+    assert result.emit["ddl_alter"] == 1
     # the DDL's own transaction commits first: one record of IOType 160, the statement as its image
     ddl_record = trail[0]
     assert (ddl_record["io_type"], ddl_record["op"], ddl_record["trans_ind"]) == (160, "DDL", 3)
@@ -152,7 +159,7 @@ def test_ddl_in_the_redo_opens_a_new_dictionary_version_from_its_scn() -> None:
         "OPERATION": "ALTER", "OBJECT_TYPE": "TABLE", "DDL_TEXT": "ALTER TABLE US03.STUDENT ADD (EMAIL VARCHAR2(40))"
     }  # fmt: skip
     assert ddl_record["rowid"] == "" and set(ddl_record["tokens"]) == {"L", "6"}
-    assert emitter.ddl_records == {("US03.STUDENT", "ALTER"): 1}
+    assert result.counts["ddl_records"] == {"US03.STUDENT": {"ALTER": 1}}
     assert trail[1]["columns"] == {"STUDENT_KEY": "1", "NAME": "a", "FEE": "1"}  # the old version
     assert trail[2]["columns"] == {"STUDENT_KEY": "2", "NAME": "b", "FEE": "2", "EMAIL": "b@x"}
 
@@ -165,13 +172,12 @@ def test_ddl_outside_the_capture_scope_is_counted_not_emitted_and_unreadable_ddl
               ddl_schema="US03", scn=5000)  # fmt: skip
     events = [_ev(EventKind.BEGIN, usn=5, slot=1, sqn=7), sys_ddl, _ev(EventKind.COMMIT, usn=5, slot=1, sqn=7),
               _ev(EventKind.BEGIN, usn=5, slot=1, sqn=8), odd, _ev(EventKind.COMMIT, usn=5, slot=1, sqn=8)]  # fmt: skip
-    committed, _, _ = assemble(events)
-    emitter = TrailEmitter(dictionary=_dictionary())
-    trail = [r.to_dict() for txn in committed for r in emitter.emit(txn)]
-    assert emitter.counters["ddl_out_of_scope"] == 1 and emitter.counters["ddl_unsupported"] == 1
-    assert emitter.counters["ddl_other"] == 1  # the index: no dictionary change
+    result = _emit(events)
+    trail = [r.to_dict() for r in result.trail]
+    assert result.emit["ddl_out_of_scope"] == 1 and result.emit["ddl_unsupported"] == 1
+    assert result.emit["ddl_other"] == 1  # the index: no dictionary change
     assert [r["columns"]["DDL_TEXT"] for r in trail] == ["ALTER TABLE US03.STUDENT ADD (C SOMETYPE_T)"]
-    (problem,) = emitter.ddl_problems
+    (problem,) = result.counts["ddl_problems"]
     assert (problem["kind"], problem["scn"], problem["text"]) == (
         "unsupported",
         5000,
