@@ -1,5 +1,6 @@
-"""The transaction table: Python ``assembly.transactions.TransactionTable`` against the Rust core's
-(``redo_lib._native.TransactionTable``, issue 16), on the same generated workload in one run.
+"""The transaction table of the Rust core (``redo_lib._native.TransactionTable``, issue 16) on a
+generated workload. (The Python table it replaced, timed here before, was deleted once the core
+agreed with it everywhere; its figures stay in docs/benchmarks.md.)
 
     .venv/bin/python bench/bench_assembly.py [--mb 32] [--seed 16] [--repeat 3] [--memory-limit 50000] [--dump FILE]
 
@@ -13,13 +14,10 @@ deletes, array and direct-path inserts, savepoints, rollbacks, LOBs, one or two 
 into a temporary folder and decoded once up front by the Rust core into record batches of the events
 schema, put in redo order (threads merged by SCN). Then only the table is timed, in CPU seconds of
 the process (the core runs on the calling thread): every event fed, every committed transaction's
-changes read back (Python: iterated; Rust: pulled as record batches), the open transactions
-carried out. Python is fed ``ChangeEvent`` values made before timing (``python``), Rust the record batches
-(8,192 events each), which it reads into its own events and writes back as record batches. As the
-assemble stage holds the events as record batches, ``python from arrow`` also times what Python
-needs to get its events from them (``to_pylist`` and ``event_from_row``, as ``batches._assembled``).
-Throughput is events per CPU-second and MB of redo (the logs' bytes) per CPU-second; the best of
-``--repeat`` runs. Both tables' counters must agree, or the run stops.
+changes pulled back as record batches, the open transactions carried out. The table is fed the
+record batches (8,192 events each), which it reads into its own events and writes back as record
+batches. Throughput is events per CPU-second and MB of redo (the logs' bytes) per CPU-second; the
+best of ``--repeat`` runs, whose counters must agree.
 """
 
 from __future__ import annotations
@@ -34,8 +32,6 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from redo_lib.assembly.transactions import TransactionTable  # noqa: E402
-from redo_lib.batches import event_from_row  # noqa: E402
 from redo_lib.native import native  # noqa: E402
 from redo_lib.pipeline import decode_range_arrow  # noqa: E402
 from redo_lib.synth import generate, random_scenario  # noqa: E402
@@ -53,30 +49,6 @@ def workload(mb: int, seed: int, folder: Path) -> tuple[Any, int]:
         sort_keys=[(k, "ascending") for k in ("scn", "subscn", "thread", "seq", "block", "offset", "vector")],
     )
     return table.take(order), result.log_bytes
-
-
-def run_python(events: list[Any], memory_limit: int) -> tuple[float, dict[str, int]]:
-    start = time.process_time()
-    table = TransactionTable(memory_limit=memory_limit)
-    for event in events:
-        txn = table.feed(event)
-        if txn is not None:
-            for _ in txn.changes:
-                pass
-            txn.changes.close()
-    for _ in table.carry_out():
-        pass
-    elapsed = time.process_time() - start
-    for entry in table._open.values():
-        entry.buffer.close()
-    return elapsed, dict(table.counters)
-
-
-def run_python_from_arrow(batches: list[Any], memory_limit: int) -> tuple[float, dict[str, int]]:
-    start = time.process_time()
-    events = [event_from_row(row) for batch in batches for row in batch.to_pylist()]
-    elapsed, counters = run_python(events, memory_limit)
-    return time.process_time() - start, counters
 
 
 def run_rust(batches: list[Any], memory_limit: int) -> tuple[float, dict[str, int]]:
@@ -110,34 +82,24 @@ def main() -> None:
             schema = table.schema.with_metadata({"log_bytes": str(log_bytes)})
             with pa.OSFile(str(args.dump), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
                 writer.write_table(table.replace_schema_metadata(schema.metadata), max_chunksize=8192)
-        events = [event_from_row(row) for row in table.to_pylist()]
         print(
-            f"workload: seed {args.seed}, {log_bytes / 1e6:.1f} MB of redo, {len(events):,} events "
+            f"workload: seed {args.seed}, {log_bytes / 1e6:.1f} MB of redo, {table.num_rows:,} events "
             f"(generated and decoded in {time.perf_counter() - t0:.0f} s)"
         )
-        results: dict[str, float] = {}
-        counters: dict[str, dict[str, int]] = {}
-        runs = (
-            ("python", run_python, events),
-            ("python from arrow", run_python_from_arrow, batches),
-            ("rust", run_rust, batches),
-        )
-        for name, run, data in runs:
-            times = []
-            for _ in range(args.repeat):
-                elapsed, counters[name] = run(data, args.memory_limit)
-                times.append(elapsed)
-            results[name] = min(times)
-        if not counters["python"] == counters["python from arrow"] == counters["rust"]:
-            raise SystemExit(f"the tables disagree: {counters}")
-        print(f"counters: {counters['rust']}")
+        times = []
+        counters: list[dict[str, int]] = []
+        for _ in range(args.repeat):
+            elapsed, counted = run_rust(batches, args.memory_limit)
+            times.append(elapsed)
+            counters.append(counted)
+        if any(c != counters[0] for c in counters):
+            raise SystemExit(f"the runs disagree: {counters}")
+        seconds = min(times)
+        print(f"counters: {counters[0]}")
         print(f"{'table':18} {'CPU s':>8} {'events/s':>14} {'MB redo/s':>10}")
-        for name, seconds in results.items():
-            print(
-                f"{name:18} {seconds:8.3f} {len(events) / seconds:14,.0f} {log_bytes / 1e6 / seconds:10.1f}"
-            )
-        for name in ("python", "python from arrow"):
-            print(f"rust against {name}: {results[name] / results['rust']:.2f}x")
+        print(
+            f"{'rust':18} {seconds:8.3f} {table.num_rows / seconds:14,.0f} {log_bytes / 1e6 / seconds:10.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
-"""The emitter: Python ``trail.emit.TrailEmitter`` (+ ``schema.to_row``, the trail rows the assemble
-stage writes) against the Rust core's (``redo_lib._native.Emitter``, issue 16), on the same generated
-workload in one run.
+"""The emitter of the Rust core (``redo_lib._native.Emitter``, issue 16) on a generated workload, one
+record batch per transaction (``emit``) and per 1,000 transactions (``emit_many``). (The Python
+emitter it replaced, timed here before, was deleted once the core agreed with it everywhere; its
+figures stay in docs/benchmarks.md.)
 
     .venv/bin/python bench/bench_emit.py [--mb 32] [--seed 16] [--repeat 3] [--schemaless] [--dump DIR]
 
@@ -11,14 +12,13 @@ REDO_EMIT_DIR=DIR cargo test --release -p redo-core --test trail_rate -- --ignor
 The workload (``random_scenario(seed, size=...)``: the generator's mix of inserts, updates, deletes,
 array and direct-path inserts, savepoints, rollbacks, LOBs, one or two threads) is generated into a
 temporary folder with its dictionary and decoded by the Rust core, put in redo order. Before each
-timed run, the committed transactions are prepared by the transaction tables (Python's for the
-Python emitter, Rust's for the Rust one; not timed). Then only the emitter is timed, in CPU seconds of
-the process: every committed transaction's changes read, grouped into row changes, shaped with the
-dictionary and rendered into trail rows (Python: ``TrailRecord``s made into ``to_row`` dicts; Rust: one
-record batch of the trail schema per transaction; ``rust many``: ``emit_many``, one record batch per
-1,000 transactions). Throughput is trail records per CPU-second and MB
-of redo (the logs' bytes) per CPU-second; the best of ``--repeat`` runs. Both emitters' record
-counts and counters must agree, or the run stops (the differential test compares the rows).
+timed run, the committed transactions are prepared by the core's transaction table (not timed). Then
+only the emitter is timed, in CPU seconds of the process: every committed transaction's changes
+read, grouped into row changes, shaped with the dictionary and rendered into trail rows (``rust``:
+one record batch of the trail schema per transaction; ``rust many``: ``emit_many``, one record batch
+per 1,000 transactions). Throughput is trail records per CPU-second and MB of redo (the logs' bytes)
+per CPU-second; the best of ``--repeat`` runs. Both ways' record counts and counters must agree, or
+the run stops.
 """
 
 from __future__ import annotations
@@ -33,14 +33,11 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from redo_lib.assembly.transactions import TransactionTable  # noqa: E402
-from redo_lib.batches import event_from_row  # noqa: E402
 from redo_lib.dictionary import DictionaryHistory, load_dictionary  # noqa: E402
 from redo_lib.native import native  # noqa: E402
 from redo_lib.pipeline import decode_range_arrow  # noqa: E402
 from redo_lib.synth import generate, random_scenario  # noqa: E402
-from redo_lib.trail.emit import TrailEmitter  # noqa: E402
-from redo_lib.trail.schema import commit_log_name, to_row  # noqa: E402
+from redo_lib.trail.schema import commit_log_name  # noqa: E402
 
 MEMORY_LIMIT = 1_000_000  # nothing spills: the emitter is timed, not the spill files
 
@@ -65,25 +62,6 @@ def _counts(emitter: Any) -> dict[str, Any]:
         "trail_counts": dict(emitter.trail_counts),
         "out_of_scope": dict(emitter.out_of_scope),
     }
-
-
-def run_python(events: list[Any], dictionary: DictionaryHistory | None) -> tuple[float, int, dict[str, Any]]:
-    table = TransactionTable(memory_limit=MEMORY_LIMIT)
-    committed = [txn for event in events if (txn := table.feed(event)) is not None]
-    start = time.process_time()
-    emitter = TrailEmitter(dictionary=dictionary)
-    records = 0
-    for txn in committed:
-        log = commit_log_name(txn.thread, txn.seq, None)
-        for record in emitter.iter_emit(txn):
-            to_row(record, commit_log=log)
-            records += 1
-    elapsed = time.process_time() - start
-    for txn in committed:
-        txn.changes.close()
-    if emitter.lobs is not None:
-        emitter.lobs.close()
-    return elapsed, records, _counts(emitter)
 
 
 def run_rust(batches: list[Any], dictionary: DictionaryHistory | None) -> tuple[float, int, dict[str, Any]]:
@@ -141,37 +119,28 @@ def main() -> None:
             (args.dump / "dictionary.json").write_text(
                 dictionary.to_json() if dictionary is not None else "", encoding="utf-8"
             )
-        events = [event_from_row(row) for row in table.to_pylist()]
         print(
-            f"workload: seed {args.seed}, {log_bytes / 1e6:.1f} MB of redo, {len(events):,} events "
+            f"workload: seed {args.seed}, {log_bytes / 1e6:.1f} MB of redo, {table.num_rows:,} events "
             f"(generated and decoded in {time.perf_counter() - t0:.0f} s)"
         )
         results: dict[str, float] = {}
         records: dict[str, int] = {}
         counts: dict[str, Any] = {}
-        runs = (
-            ("python", run_python, events),
-            ("rust", run_rust, batches),
-            ("rust many", run_rust_many, batches),
-        )
-        for name, run, data in runs:
+        for name, run in (("rust", run_rust), ("rust many", run_rust_many)):
             times = []
             for _ in range(args.repeat):
-                elapsed, records[name], counts[name] = run(data, dictionary)
+                elapsed, records[name], counts[name] = run(batches, dictionary)
                 times.append(elapsed)
             results[name] = min(times)
-        if not (records["python"] == records["rust"] == records["rust many"]) or not (
-            counts["python"] == counts["rust"] == counts["rust many"]
-        ):
-            raise SystemExit(f"the emitters disagree: {records} {counts}")
+        if records["rust"] != records["rust many"] or counts["rust"] != counts["rust many"]:
+            raise SystemExit(f"emit and emit_many disagree: {records} {counts}")
         print(f"trail records: {records['rust']:,}; counters: {counts['rust']['counters']}")
         print(f"{'emitter':10} {'CPU s':>8} {'records/s':>14} {'MB redo/s':>10}")
         for name, seconds in results.items():
             print(
                 f"{name:10} {seconds:8.3f} {records[name] / seconds:14,.0f} {log_bytes / 1e6 / seconds:10.1f}"
             )
-        for name in ("rust", "rust many"):
-            print(f"{name} against python: {results['python'] / results[name]:.1f}x")
+        print(f"rust many against rust: {results['rust'] / results['rust many']:.1f}x")
 
 
 if __name__ == "__main__":
