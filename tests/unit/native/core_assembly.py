@@ -10,19 +10,36 @@ events carried out, the counters, the cancelled / orphaned row changes and the i
 raised, with its class, message, position and details, and the state the table was left in. Two runs
 of the core over the same stream (spilling or not, cut into batches or not) compare with
 ``assert_same``.
+
+``generated`` makes the workloads: a named scenario of include/scenarios, a random one (with DDL, or
+LOB-heavy), generated, decoded by the core in redo order, with its dictionary and the trail the
+generator derived from the SQL (the oracle: it never touches the decoder).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.events import ChangeEvent, event_from_row, event_to_row, events_schema
+from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import ErrorPolicy, RedoError
 from redo_lib.scn import Xid
+from redo_lib.synth import generate, load_scenario, random_scenario
+from redo_lib.synth.load import parse_scenario
+
+REPO = Path(__file__).resolve().parents[3]
+SCENARIOS = sorted(p.stem for p in (REPO / "include" / "scenarios").glob("*.yaml"))
+REALDATA = REPO.parent / "shared" / "realdata"
+ROPHY = REALDATA / "rophy-olr-example-free-23"
+ROPHY_LOGS = [ROPHY / "redo" / f"arch1_{s}_1224959854.dbf" for s in (15, 16)]
+ORACDC = REALDATA / "oracdc-redo-records" / "redo-records.jsonl"
 
 
 def events_batch(rows: Sequence[dict[str, Any]]) -> Any:
@@ -210,3 +227,117 @@ def rows_in_redo_order(events: Sequence[ChangeEvent]) -> list[dict[str, Any]]:
 def rows_by_slot(events: Sequence[ChangeEvent]) -> list[dict[str, Any]]:
     """Events as rows in the assemble stage's partition order: by (usn, slot), then redo order."""
     return [event_to_row(e) for e in sorted(events, key=lambda e: (e.usn, e.slot, *e.sort_key))]
+
+
+# -- workloads --------------------------------------------------------------------------------------
+
+
+def decode(logs: Sequence[Path]) -> list[ChangeEvent]:
+    """The logs' events, decoded by the Rust core (the events the assemble stage reads), in redo
+    order (threads merged by SCN)."""
+    from redo_lib.pipeline import decode_range_arrow
+
+    events = [
+        event_from_row(row) for log in logs for b in decode_range_arrow(str(log)) for row in b.to_pylist()
+    ]
+    return sorted(events, key=lambda e: e.sort_key)
+
+
+@dataclass(frozen=True)
+class Workload:
+    events: tuple[ChangeEvent, ...]  # in redo order
+    dictionary: DictionaryHistory
+    expected: tuple[dict[str, Any], ...]  # the generator's trail (TrailRecord.to_dict)
+
+
+@cache
+def generated(key: str, tmp: Path) -> Workload:
+    """A named scenario, or ``seed-<n>`` / ``ddl-<n>`` / ``lobs-<n>`` (random, 120 steps; with DDL;
+    LOB-heavy: ``lob_scenario``), generated and decoded."""
+    if key.startswith("seed-"):
+        scenario = random_scenario(int(key[5:]), steps=120)
+    elif key.startswith("ddl-"):
+        scenario = random_scenario(int(key[4:]), steps=120, ddl=True)
+    elif key.startswith("lobs-"):
+        scenario = parse_scenario(lob_scenario(int(key[5:])))
+    else:
+        scenario = load_scenario(REPO / "include" / "scenarios" / f"{key}.yaml")
+    result = generate(scenario, tmp / key, record_steps=False)
+    expected = tuple(json.loads(line) for line in result.trail.read_text(encoding="utf-8").splitlines())
+    return Workload(tuple(decode(result.logs)), load_dictionary(result.dictionary), expected)
+
+
+def lob_scenario(seed: int) -> str:
+    """A random LOB-heavy scenario (YAML, as JSON): CLOB / NCLOB / BLOB values in the row and in pages
+    (written before or after the row change), replaced, appended to, set to NULL, deleted, rolled back
+    whole and to a savepoint, in one session."""
+    rnd = random.Random(seed)
+    steps: list[Any] = []
+    rows: dict[int, set[str]] = {}  # id -> its LOB columns that are not NULL (appendable)
+
+    def value(column: str) -> Any:
+        kind = rnd.choice(["null", "empty", "small", "pages", "pages"])
+        if kind == "null":
+            return None
+        if kind == "empty":
+            return {"empty": True}
+        unit = "AB12" if column == "DATA" else rnd.choice(["lorem ", "ünï ", "日本 "])
+        times = rnd.randint(1, 8) if kind == "small" else rnd.randint(500, 6000)
+        return {"repeat": unit, "times": times}
+
+    def insert(n: int) -> None:
+        values = {"ID": n, "TITLE": f"t{n}"}
+        values.update({c: value(c) for c in ("BODY", "NOTE", "DATA") if rnd.random() < 0.7})
+        pieces = rnd.choice(["before", "after"])
+        steps.append({"insert": {"table": "DOCS", "values": values, "lob_pieces": pieces}})
+        rows[n] = {c for c in ("BODY", "NOTE", "DATA") if values.get(c) is not None}
+
+    for n in range(1, 40):
+        action = rnd.choice(["insert", "insert", "update", "append", "delete", "commit", "savepoint"])
+        if action == "insert" or not rows:
+            insert(n)
+            continue
+        row = rnd.choice(sorted(rows))
+        where = {"ID": row}
+        pieces = rnd.choice(["before", "after"])
+        if action == "update":
+            column = rnd.choice(["BODY", "NOTE", "DATA", "TITLE"])
+            new = f"u{n}" if column == "TITLE" else value(column)
+            steps.append(
+                {"update": {"table": "DOCS", "set": {column: new}, "where": where, "lob_pieces": pieces}}
+            )
+            if column != "TITLE":
+                rows[row].discard(column)
+                if new is not None:
+                    rows[row].add(column)
+        elif action == "append" and rows[row]:
+            column = rnd.choice(sorted(rows[row]))
+            add = value(column) or {"repeat": "AB" if column == "DATA" else "x", "times": 3}
+            steps.append({"append_lob": {"table": "DOCS", "column": column, "value": add, "where": where,
+                                         "lob_pieces": pieces}})  # fmt: skip
+        elif action == "delete":
+            steps.append({"delete": {"table": "DOCS", "where": where}})
+            del rows[row]
+        elif action == "savepoint":
+            steps.extend(["commit", {"savepoint": "sp"}])
+            kept = dict(rows)
+            insert(1000 + n)
+            if rnd.random() < 0.5:
+                steps.append({"rollback_to": "sp"})
+                rows.clear()
+                rows.update(kept)
+        else:
+            steps.append("commit")
+    steps.append("commit")
+    doc = {
+        "name": f"lobs-{seed}",
+        "settings": {"compat": rnd.choice(["11.2", "19c", "23ai"]), "log_size": "8MB"},
+        "tables": [
+            {"owner": "APP", "name": "DOCS", "primary_key": ["ID"], "columns": [
+                {"name": "ID", "type": "NUMBER", "nullable": False}, {"name": "TITLE", "type": "VARCHAR2(40)"},
+                {"name": "BODY", "type": "CLOB"}, {"name": "NOTE", "type": "NCLOB"}, {"name": "DATA", "type": "BLOB"},
+            ]},
+        ],
+        "steps": steps,
+    }  # fmt: skip
+    return json.dumps(doc)
