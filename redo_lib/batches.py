@@ -13,10 +13,11 @@ read and written whole, locally or with boto3 (:func:`read_location`, :func:`wri
   see there why), handing Spark one result row per unit.
 * assemble: the events of the batch plus the carried-in open transactions, grouped by transaction
   slot (usn, slot) and sorted by redo position, go through :func:`assemble_arrow` (``mapInArrow``):
-  the same ``TransactionTable`` and ``TrailEmitter`` as the single-process decode, so the outputs
-  agree by construction. A partition holds whole slots; a transaction's changes stream through its
-  spilling ``ChangeBuffer``, so no transaction sits whole in a task's memory. Its outputs are trail
-  rows, the events of transactions left open and its counts, as rows of one Arrow schema.
+  the Rust core's transaction table and emitter (``native.Assembler``), as in the single-process
+  decode, so the outputs agree by construction. A partition holds whole slots; a transaction's
+  changes stream through its spilling change buffer, so no transaction sits whole in a task's
+  memory. Its outputs are trail rows, the events of transactions left open and its counts, as rows
+  of one Arrow schema.
 
 :func:`decode_unit` serves the Spark stage and the single-process path alike; :func:`assemble_partition`
 is the assemble work over a local folder in one process (tests, tools): it writes the ``open/`` and
@@ -37,11 +38,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
 from redo_lib.assembly.events import ChangeEvent, EventKind, event_from_row, event_to_row, events_schema
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import DictionaryError, ErrorPolicy, LogSetError, Position
-from redo_lib.pipeline import ORDER_FIELDS, decode_range_arrow, open_source, read_header, reconcile
+from redo_lib.pipeline import (
+    DEFAULT_MEMORY_LIMIT,
+    ORDER_FIELDS,
+    decode_range_arrow,
+    open_source,
+    read_header,
+    reconcile,
+)
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions
 from redo_lib.trail.schema import commit_log_name, trail_schema
@@ -77,7 +84,7 @@ class Manifest:
     # trail.emit.capture_options turns it into the emitter's options
     capture: tuple[str, ...] | None = None
     # the SCN below which the batch has every thread's redo (discovery/plans.py); transactions that
-    # commit at or above it are carried to the next batch (assembly/transactions.py, held commits).
+    # commit at or above it are carried to the next batch (held commits, docs/pipeline-contract.md).
     # None: no limit (one thread, or logs given by hand)
     watermark_scn: int | None = None
 

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from redo_lib.assembly.carry import DEFAULT_MEMORY_LIMIT
 from redo_lib.assembly.events import (
     ChangeEvent,
     event_from_row,
@@ -34,7 +33,6 @@ from redo_lib.assembly.events import (
     events_from_arrow,
     events_schema,
 )
-from redo_lib.assembly.rows import count_row_change
 from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import ErrorPolicy, LogSetError, Position, RedoError, locate
 from redo_lib.format.model import LogHeader
@@ -45,6 +43,10 @@ from redo_lib.trail.emit import EmitOptions
 from redo_lib.trail.model import TrailRecord
 
 HEADER_BYTES = 2 * 4096  # block 0 + block 1 at the largest block size (redo-format §1.3)
+#: Change events the transaction table keeps in memory per transaction before spilling the older ones
+#: to a temporary file (the core's default too: ``redo_core::assembly::DEFAULT_MEMORY_LIMIT``);
+#: ``memory_limit`` of ``decode_logs``, ``assemble_batches`` and ``batches.assemble_arrow``.
+DEFAULT_MEMORY_LIMIT = 50_000
 
 
 def open_source(location: str | os.PathLike[str]) -> Any:
@@ -261,14 +263,6 @@ class DecodeResult:
         }
 
 
-def count_row_changes(events: Iterable[ChangeEvent]) -> Counter[tuple[int, str]]:
-    """Row changes by (obj, op) in a stream of events (``assembly.rows.count_row_change``)."""
-    counts: Counter[tuple[int, str]] = Counter()
-    for event in events:
-        count_row_change(counts, event)
-    return counts
-
-
 def reconcile(
     *,
     emitter: Any,
@@ -279,14 +273,15 @@ def reconcile(
     open_carried_out: int,
 ) -> dict[str, Any]:
     """The batch's Logdump-style counts by table and operation (docs/pipeline-contract.md), from the
-    counters of a transaction table and an emitter (Python's ``TransactionTable`` / ``TrailEmitter``
-    or the core's ``native.TransactionTable`` / ``native.Emitter``, which keep the same ones) and the
-    row changes (by object and operation) decoded, carried in and carried out.
+    counters of the core's transaction table and emitter (``native.TransactionTable`` /
+    ``native.Emitter``) and the row changes (by object and operation) decoded, carried in and carried
+    out (``native.Assembler``'s).
 
     Invariant: decoded + carried_in = trail + cancelled + out_of_scope + unknown_in_scope_ops +
     orphaned + carried_out. ``unknown_in_scope`` lists per object (changes, first SCN) what
     ``unknown_in_scope_ops`` counts per operation: changes to objects the dictionary does not know
-    that may be captured tables (``TrailEmitter._may_be_captured``); validation fails on them."""
+    that may be captured tables (numbered above its ``max_object_id``, docs/data-quality.md);
+    validation fails on them."""
 
     def by_table(counter: Mapping[tuple[int, str], int]) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -408,7 +403,7 @@ def decode_logs(
 ) -> DecodeResult:
     """Decode a batch of archived logs in one process: the reference for the Spark stages.
     ``hold_from``: the batch's watermark SCN (``Manifest.watermark_scn``): transactions committing at
-    or above it are carried out, not emitted (``TransactionTable``)."""
+    or above it are carried out, not emitted (held commits, docs/pipeline-contract.md)."""
     if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
         dictionary = load_dictionary(Path(dictionary))
     refs = describe_logs(locations)

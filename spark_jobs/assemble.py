@@ -114,7 +114,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     partitions = args.partitions or int(session.conf.get("spark.sql.shuffle.partitions"))
     # Whole (usn, slot) groups per partition. Transactions that write LOB pages all go to one
     # partition: an append names pages an earlier transaction of the batch wrote, and the partition's
-    # LOB store (assembly/lobs.py) must hold them (docs/lobs.md). Every other slot is hashed.
+    # LOB store (the core emitter's) must hold them (docs/lobs.md). Every other slot is hashed.
     lob_slots = events.filter(F.col("kind") == int(EventKind.LOB)).select("usn", "slot").distinct()
     lob_slots = lob_slots.withColumn("_lob", F.lit(True))
     key = F.when(F.col("_lob"), F.lit(-1)).otherwise(F.pmod(F.xxhash64("usn", "slot"), F.lit(partitions)))

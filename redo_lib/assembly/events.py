@@ -53,7 +53,7 @@ class EventKind(enum.IntEnum):
     COMMIT = 4
     ROLLBACK = 5
     DDL = 6
-    LOB = 7  # a piece of LOB data (5.1 opc 26.1 + 26.2 with a fill item), see assembly/lobs.py
+    LOB = 7  # a piece of LOB data (5.1 opc 26.1 + 26.2 with a fill item), see docs/lobs.md
 
 
 @final

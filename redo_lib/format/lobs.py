@@ -2,9 +2,10 @@
 piece of LOB data a 26.2 change writes (§5.10, §6.7).
 
 Value-level helpers over the model (``LobLocator``, ``LobChange``), used by the change events
-(``assembly/events.py``), the trail (``trail/emit.py``) and the generator (``synth/lobs.py``); the
-op bodies themselves are parsed by the Rust core. Confidence is low for every LOB path (§5.10 says
-so); what is parsed is exactly what the doc describes (docs/lobs.md). Layer 1.
+(``assembly/events.py``) and the generator (``synth/lobs.py``); the op bodies themselves, and the
+locators the trail resolves (``crates/redo-core/src/trail/lobs.rs``), are parsed by the Rust core.
+Confidence is low for every LOB path (§5.10 says so); what is parsed is exactly what the doc
+describes (docs/lobs.md). Layer 1.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ code type                                  trail text                           
 113  BLOB (the LOB's data)                 upper-case hex, like RAW                        6.7
 ==== ===================================== =============================================== =========
 
-CLOB / NCLOB / BLOB codecs work on the LOB's *data* (what ``assembly.lobs`` reassembles from the
+CLOB / NCLOB / BLOB codecs work on the LOB's *data* (what the core's emitter reassembles from the
 locator, §7.8), not on the locator the row holds. Oracle keeps CLOB data in the database character set
 only when it is single-byte; with a varying-width multi-byte database charset (AL32UTF8, UTF8) CLOB data
 is stored as AL16UTF16 (UTF-16 big-endian). NCLOB columns pass the national charset (AL16UTF16 or
