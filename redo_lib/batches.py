@@ -47,7 +47,8 @@ from redo_lib.pipeline import (
     decode_range_arrow,
     open_source,
     read_header,
-    reconcile,
+    rows_to_arrow,
+    stage_counts,
 )
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions
@@ -354,21 +355,6 @@ def dictionary_json(location: str | None) -> str | None:
     return None if history is None else history.to_json()
 
 
-def _event_batches(rows: Iterable[dict[str, Any]], chunk: int) -> Iterator[Any]:
-    """Event rows (``event_to_row``, with an optional ``carried`` flag) as record batches."""
-    import pyarrow as pa
-
-    schema = events_schema().append(pa.field("carried", pa.bool_()))
-    out: list[dict[str, Any]] = []
-    for row in rows:
-        out.append(row)
-        if len(out) >= chunk:
-            yield pa.RecordBatch.from_pylist(out, schema=schema)
-            out = []
-    if out:
-        yield pa.RecordBatch.from_pylist(out, schema=schema)
-
-
 def assemble_partition(
     index: int,
     rows: Iterable[dict[str, Any]],
@@ -390,9 +376,10 @@ def assemble_partition(
 
     open_batches: list[Any] = []
     counts: dict[str, Any] = {}
+    events = rows_to_arrow(rows, events_schema().append(pa.field("carried", pa.bool_())))
     batches = assemble_arrow(
-        _event_batches(rows, 8192), dictionary, options, batch_id="", resetlogs_id=resetlogs_id,
-        memory_limit=memory_limit, hold_from=hold_from,
+        events, dictionary, options, batch_id="", resetlogs_id=resetlogs_id, memory_limit=memory_limit,
+        hold_from=hold_from,
     )  # fmt: skip
     for batch in batches:
         kind = batch.column(OUTPUT)[0].as_py() if batch.num_rows else None
@@ -550,14 +537,7 @@ def assemble_arrow(
         yield _as_assembled(
             "open", rows.num_rows, {"open_event": event, "open_order": rows.column("open_order")}
         )
-    counts = reconcile(
-        emitter=emitter,
-        table=table,
-        decoded=stage.decoded,
-        carried_in=stage.carried_in,
-        carried_out=stage.carried_out,
-        open_carried_out=len(stage.open),
-    )
+    counts = stage_counts(stage, table, emitter)
     counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
     # what each open transaction holds, for the operators (python -m redo_lib status); partitions hold
     # whole transactions, so merge_counts joins these by xid

@@ -447,17 +447,21 @@ def assemble_and_emit(
 
 def events_to_arrow(events: Iterable[ChangeEvent], chunk: int = 8192) -> Iterator[Any]:
     """Change events as record batches of ``events_schema()``, ``chunk`` events each."""
+    return rows_to_arrow((event_to_row(e) for e in events), events_schema(), chunk)
+
+
+def rows_to_arrow(rows: Iterable[dict[str, Any]], schema: Any, chunk: int = 8192) -> Iterator[Any]:
+    """Rows (dicts) as record batches of ``schema``, ``chunk`` rows each."""
     import pyarrow as pa
 
-    schema = events_schema()
-    rows: list[dict[str, Any]] = []
-    for event in events:
-        rows.append(event_to_row(event))
-        if len(rows) >= chunk:
-            yield pa.RecordBatch.from_pylist(rows, schema=schema)
-            rows = []
-    if rows:
-        yield pa.RecordBatch.from_pylist(rows, schema=schema)
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        out.append(row)
+        if len(out) >= chunk:
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+            out = []
+    if out:
+        yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
 def iter_batch_arrow(
@@ -530,12 +534,18 @@ def assemble_batches(
         emit=Counter(emitter.counters),
         unknown_objects=Counter(emitter.unknown_objects),
         issues=list(table.issues),
-        counts=reconcile(
-            emitter=emitter,
-            table=table,
-            decoded=stage.decoded,
-            carried_in=stage.carried_in,
-            carried_out=stage.carried_out,
-            open_carried_out=len(stage.open),
-        ),
+        counts=stage_counts(stage, table, emitter),
+    )
+
+
+def stage_counts(stage: Any, table: Any, emitter: Any) -> dict[str, Any]:
+    """:func:`reconcile` of a ``native.Assembler`` run over ``table`` and ``emitter`` (its
+    ``carry_out`` done): the row changes it counted decoded, carried in and carried out."""
+    return reconcile(
+        emitter=emitter,
+        table=table,
+        decoded=stage.decoded,
+        carried_in=stage.carried_in,
+        carried_out=stage.carried_out,
+        open_carried_out=len(stage.open),
     )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -97,6 +98,22 @@ def starting_dictionary(batch: BatchDir, manifest: Any) -> tuple[str | None, str
     return export, export
 
 
+class Steps:
+    """Wall-clock seconds of the stage's steps, for its log line: where a batch's time went."""
+
+    def __init__(self) -> None:
+        self.last = time.monotonic()
+        self.times: list[tuple[str, float]] = []
+
+    def done(self, name: str) -> None:
+        now = time.monotonic()
+        self.times.append((name, now - self.last))
+        self.last = now
+
+    def __str__(self) -> str:
+        return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.times)
+
+
 def run(args: JobArgs, *, spark: Any = None) -> int:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -156,9 +173,11 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
 
     # 1. assembly per partition, Arrow in and out; materialised once as Parquet (every output of a
     #    partition, trail rows, open transactions and counts, is produced exactly once)
+    steps = Steps()
     staged_uri = batch.spark_uri("staging", "assembled")
     assembled_schema_ = _spark_schema(assembled_schema())
     grouped.mapInArrow(assemble, assembled_schema_).write.mode("overwrite").parquet(staged_uri)
+    steps.done("assembled (shuffle by slot, sort, core, staged)")
     staged = session.read.schema(assembled_schema_).parquet(staged_uri)
     output = F.col(OUTPUT)
     # 2. the open transactions for the next batch, in begin order; the counts, to the driver
@@ -166,6 +185,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     open_events = staged.where(output == "open").orderBy("open_order").select(*events_columns)
     open_events.write.mode("overwrite").parquet(batch.spark_uri("open"))
     parts = [json.loads(r[0]) for r in staged.where(output == "counts").select("counts").collect()]
+    steps.done("open transactions and counts")
     # 3. global commit order (a range-partitioned distributed sort, never a collect of the trail), then
     #    dense numbering: trail_seq = rows of the earlier sorted partitions + position in its own
     order = [F.col(name) for name in ORDER_FIELDS]
@@ -176,6 +196,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         .persist(StorageLevel.DISK_ONLY)
     )  # fmt: skip
     sizes = dict(ordered.groupBy("_part").count().collect())
+    steps.done("commit order (distributed sort)")
     offsets, total = {}, 0
     for part in sorted(sizes):
         offsets[part], total = total, total + sizes[part]
@@ -187,6 +208,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     seq = (F.element_at(first, F.col("_part")) + position) if first is not None else F.lit(0).cast("long")
     trail = ordered.withColumn("trail_seq", seq).select(*(f.name for f in trail_schema()))
     trail.write.mode("overwrite").parquet(batch.spark_uri("trail"))
+    steps.done("trail written")
     ordered.unpersist()
     batch.remove_tree("staging", "assembled")
 
@@ -199,6 +221,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         f"assemble {batch_id}: {txns.get('emitted', 0)} transactions, "
         f"{sum(sum(ops.values()) for ops in counts.get('trail', {}).values())} trail records, "
         f"{txns.get('open_carried_out', 0)} open transactions carried out{held if hold_from is not None else ''}"
+        f"; {steps}"
     )
     return 0
 

@@ -194,20 +194,10 @@ impl Emitter {
         commit_log: Option<String>,
     ) -> PyResult<ArrowBatch> {
         let txn = txn.take_core().ok_or_else(|| PyValueError::new_err("the changes were already read"))?;
-        let mut handler = PyDdl { history: &mut self.history, json: &self.json, failed: None };
-        let inner = &mut self.inner;
         let mut out = TrailBuilder::new();
-        let result = py.detach(|| inner.emit(&txn, Some(&mut handler), &mut out, commit_log.as_deref()));
-        let failed = handler.failed.take();
-        let rows = out.finish().map_err(|e| errors::to_py(py, &e))?;
-        let err = match (failed, result) {
-            (Some(e), _) => e,
-            (None, Err(e)) => errors::to_py(py, &e),
-            (None, Ok(_)) => return Ok(ArrowBatch::new(rows)),
-        };
-        // the records before the error, as the Python generator yields them before raising
-        err.value(py).setattr("rows", ArrowBatch::new(rows))?;
-        Err(err)
+        let result =
+            self.with_handler(py, |inner, ddl| inner.emit(&txn, Some(ddl), &mut out, commit_log.as_deref()));
+        with_rows(py, result, &mut out)
     }
 
     /// `emit` over several transactions (in commit order), their rows in one record batch:
@@ -225,30 +215,19 @@ impl Emitter {
             return Err(PyValueError::new_err("commit_logs must have one entry per transaction"));
         }
         let mut out = TrailBuilder::new();
-        let mut failure: Option<PyErr> = None;
+        let mut result = Ok(0);
         for (mut txn, log) in txns.into_iter().zip(logs) {
             let Some(core) = txn.take_core() else {
-                failure = Some(PyValueError::new_err("the changes were already read"));
+                result = Err(PyValueError::new_err("the changes were already read"));
                 break;
             };
-            let mut handler = PyDdl { history: &mut self.history, json: &self.json, failed: None };
-            let inner = &mut self.inner;
-            let result = py.detach(|| inner.emit(&core, Some(&mut handler), &mut out, log.as_deref()));
-            match (handler.failed.take(), result) {
-                (Some(e), _) => failure = Some(e),
-                (None, Err(e)) => failure = Some(errors::to_py(py, &e)),
-                (None, Ok(_)) => continue,
-            }
-            break;
-        }
-        let rows = out.finish().map_err(|e| errors::to_py(py, &e))?;
-        match failure {
-            None => Ok(ArrowBatch::new(rows)),
-            Some(err) => {
-                err.value(py).setattr("rows", ArrowBatch::new(rows))?;
-                Err(err)
+            result =
+                self.with_handler(py, |inner, ddl| inner.emit(&core, Some(ddl), &mut out, log.as_deref()));
+            if result.is_err() {
+                break;
             }
         }
+        with_rows(py, result, &mut out)
     }
 
     /// The named counters (as the Python emitter's `Counter`).
@@ -332,6 +311,19 @@ impl Emitter {
         out.set_item("max_object_id", limit)?;
         out.set_item("unclassified_changes", unclassified)?;
         Ok(out)
+    }
+}
+
+/// The rows built, as the result or, on an error, as the exception's `rows` attribute (the records
+/// before the error, as the Python generator yields them before raising).
+fn with_rows(py: Python<'_>, result: PyResult<usize>, out: &mut TrailBuilder) -> PyResult<ArrowBatch> {
+    let rows = ArrowBatch::new(out.finish().map_err(|e| errors::to_py(py, &e))?);
+    match result {
+        Ok(_) => Ok(rows),
+        Err(err) => {
+            err.value(py).setattr("rows", rows)?;
+            Err(err)
+        }
     }
 }
 
