@@ -38,8 +38,10 @@ use crate::trail::{trail_schema, DdlHandler, Emitter, TrailBuilder, TrailRecord,
 pub const ORDER_FIELDS: [&str; 6] =
     ["order_scn", "order_thread", "order_seq", "order_block", "order_offset", "order_index"];
 
-/// Trail rows kept in memory before the queue spills (the Python stage held 8,192 rows).
-pub const DEFAULT_QUEUE_BYTES: usize = 64 << 20;
+/// Trail rows kept in memory before the queue spills (the Python stage held 8,192 rows): 16 MB, as
+/// the change buffer's `DEFAULT_MEMORY_BYTES`, for the same reason (a long transaction's worker
+/// within a few MB of a worker of small ones).
+pub const DEFAULT_QUEUE_BYTES: usize = 16 << 20;
 
 /// [`trail_schema`] plus [`ORDER_FIELDS`] (Python `batches.staged_trail_schema()`).
 pub fn staged_trail_schema() -> SchemaRef {

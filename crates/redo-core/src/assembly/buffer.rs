@@ -27,8 +27,11 @@ use crate::error::{Error, Result};
 
 /// Events kept in memory per transaction before spilling (Python `DEFAULT_MEMORY_LIMIT`).
 pub const DEFAULT_MEMORY_LIMIT: usize = 50_000;
-/// Event data kept in memory per transaction before spilling (Python `DEFAULT_MEMORY_BYTES`).
-pub const DEFAULT_MEMORY_BYTES: usize = 64 << 20;
+/// Event data kept in memory per transaction before spilling. 16 MB: with the stage's output queue
+/// (`stage::DEFAULT_QUEUE_BYTES`) this is what one long transaction adds to an assembly worker over
+/// small ones (64 MB each raised the worker's peak from 164 to 261 MB on 2 GB of redo in one
+/// transaction, docs/benchmarks.md); larger windows spill less but no faster in that benchmark.
+pub const DEFAULT_MEMORY_BYTES: usize = 16 << 20;
 
 fn storage(what: &str, e: impl std::fmt::Display) -> Error {
     Error::storage(format!("transaction spill file: {what}: {e}"), Default::default())
