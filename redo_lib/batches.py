@@ -52,7 +52,7 @@ from redo_lib.pipeline import (
 )
 from redo_lib.report import DecodeReport
 from redo_lib.trail.emit import EmitOptions
-from redo_lib.trail.schema import commit_log_name, trail_schema
+from redo_lib.trail.schema import commit_log_name
 
 DEFAULT_RANGE_BYTES = 64 << 20
 _EPOCH = dt.datetime(1970, 1, 1)  # the events' time base (assembly.events)
@@ -415,13 +415,13 @@ def _peak_rss_mb() -> float:
 @cache
 def staged_trail_schema() -> Any:
     """``trail_schema()`` plus the commit-order key of each row (``ORDER_FIELDS``): the trail rows
-    Spark sorts by the key, numbers and writes without it (the core's ``staged_trail_schema()``)."""
+    Spark sorts by the key, numbers and writes without it. Defined once, in the core (the stage
+    builds these rows), and taken from it here as ``events_schema()`` is."""
     import pyarrow as pa
 
-    schema = trail_schema()
-    for name in ORDER_FIELDS:
-        schema = schema.append(pa.field(name, pa.int64(), nullable=False))
-    return schema
+    from redo_lib.native import native
+
+    return pa.schema(native.staged_trail_schema())
 
 
 OUTPUT = "output"  # which of a partition's outputs a row of assembled_schema() is: OUTPUTS

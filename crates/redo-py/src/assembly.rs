@@ -22,7 +22,12 @@ fn xid<'py>(py: Python<'py>, x: redo_core::assembly::Xid) -> PyResult<Bound<'py,
     py.import("redo_lib.scn")?.getattr("Xid")?.call1((x.usn, x.slot, x.sqn))
 }
 
-fn counts<'py>(py: Python<'py>, map: &BTreeMap<(i64, &'static str), u64>) -> PyResult<Bound<'py, PyDict>> {
+/// Row changes by (object, operation) as a dict keyed by `(obj, op)` tuples (the table's, the
+/// emitter's and the stage's counts alike).
+pub(crate) fn obj_counts<'py>(
+    py: Python<'py>,
+    map: &BTreeMap<(i64, &'static str), u64>,
+) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     for ((obj, op), n) in map {
         out.set_item((*obj, *op), *n)?;
@@ -226,13 +231,13 @@ impl TransactionTable {
     /// Row changes rolled back, by (object, operation).
     #[getter]
     fn cancelled<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        counts(py, &self.inner.cancelled)
+        obj_counts(py, &self.inner.cancelled)
     }
 
     /// Row changes whose transaction began before anything the table was given, or was lost.
     #[getter]
     fn orphaned<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        counts(py, &self.inner.orphaned)
+        obj_counts(py, &self.inner.orphaned)
     }
 
     /// The first 1,000 issues: `(kind, xid text, Position)`.

@@ -17,7 +17,7 @@ use redo_core::trail::{DdlHandler, DdlProblem, Dictionary, EmitOptions, RowChang
 use redo_core::{Error, Position};
 
 use crate::arrow::{ArrowBatch, ArrowSchema};
-use crate::assembly::CommittedTransaction;
+use crate::assembly::{obj_counts, CommittedTransaction};
 use crate::errors;
 
 /// The trail schema (`redo_core::trail::trail_schema`), with `__arrow_c_schema__`.
@@ -325,15 +325,4 @@ fn with_rows(py: Python<'_>, result: PyResult<usize>, out: &mut TrailBuilder) ->
             Err(err)
         }
     }
-}
-
-fn obj_counts<'py>(
-    py: Python<'py>,
-    map: &BTreeMap<(i64, &'static str), u64>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    for ((obj, op), n) in map {
-        out.set_item((*obj, *op), *n)?;
-    }
-    Ok(out)
 }

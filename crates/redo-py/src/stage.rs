@@ -12,7 +12,7 @@ use pyo3::types::PyDict;
 use redo_core::stage::{BatchQueue, Stage, StageOptions, DEFAULT_QUEUE_BYTES};
 
 use crate::arrow::{import_batch, ArrowBatch, ArrowSchema};
-use crate::assembly::TransactionTable;
+use crate::assembly::{obj_counts, TransactionTable};
 use crate::emit::Emitter;
 use crate::errors;
 
@@ -36,14 +36,6 @@ pub struct Assembler {
     table: Py<TransactionTable>,
     emitter: Py<Emitter>,
     inner: Stage,
-}
-
-fn counts<'py>(py: Python<'py>, map: &redo_core::trail::emit::ObjCounts) -> PyResult<Bound<'py, PyDict>> {
-    let out = PyDict::new(py);
-    for ((obj, op), n) in map {
-        out.set_item((*obj, *op), *n)?;
-    }
-    Ok(out)
 }
 
 #[pymethods]
@@ -96,19 +88,19 @@ impl Assembler {
     /// Row changes decoded here (events not flagged `carried`), by (object, operation).
     #[getter]
     fn decoded<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        counts(py, &self.inner.decoded)
+        obj_counts(py, &self.inner.decoded)
     }
 
     /// Row changes of the events carried in.
     #[getter]
     fn carried_in<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        counts(py, &self.inner.carried_in)
+        obj_counts(py, &self.inner.carried_in)
     }
 
     /// Row changes of the events carried out (after `carry_out`).
     #[getter]
     fn carried_out<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        counts(py, &self.inner.carried_out)
+        obj_counts(py, &self.inner.carried_out)
     }
 
     /// What each transaction carried out holds, in carry-out order: (xid, start_scn, start_time in
