@@ -1,5 +1,5 @@
-"""The assemble stage, one core: events in, trail rows out, as the Spark stage runs it in
-``mapInArrow`` (``batches.assemble_arrow``: the Rust core's transaction table and emitter, issue 16),
+"""The assemble stage, one core: events in, trail rows out, as the Spark assemble tasks run it
+(``batches.assemble_stream``: the Rust core's transaction table and emitter, issue 16),
 and ``cat`` of the same logs, in one run. (The Python stage it replaced, timed here before, was
 deleted once the core agreed with it everywhere; its figures stay in docs/benchmarks.md.)
 
@@ -7,8 +7,8 @@ deleted once the core agreed with it everywhere; its figures stay in docs/benchm
 
 The workload is ``bench_emit.workload`` (the generator's random mix, decoded by the core, in redo
 order, as one Arrow table). Timed: the stage from event record batches (8,192 events, as Spark hands
-them) to record batches of ``assembled_schema()`` (trail rows with their commit-order key, the open
-transactions' events, the counts), CPU seconds of the process (user + system), so other work on the
+them) to record batches of trail rows with their commit-order key, then the open transactions'
+events and the counts, CPU seconds of the process (user + system), so other work on the
 machine slows the wall clock but not the figures. MB is 10^6 bytes of redo log.
 """
 
@@ -29,14 +29,14 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_emit import workload  # noqa: E402
 
-from redo_lib.batches import OUTPUT, assemble_arrow  # noqa: E402
+from redo_lib.batches import assemble_stream  # noqa: E402
 
 
 def run_rust(batches: list[Any], dictionary: str) -> tuple[float, int]:
     start = time.process_time()
     rows = 0
-    for out in assemble_arrow(batches, dictionary, batch_id="bench"):
-        if out.num_rows and out.column(OUTPUT)[0].as_py() == "trail":
+    for kind, out in assemble_stream(batches, dictionary):
+        if kind == "trail":
             rows += out.num_rows
     return time.process_time() - start, rows
 
@@ -74,7 +74,7 @@ def main() -> None:
             rate = f"{log_bytes / 1e6 / cat:14.1f}" if cat > 0 else f"{'(< 10 ms)':>14}"
             print(f"{'cat':30} {cat:8.3f} {'':>11} {rate}")
         print(
-            f"{'rust stage (assemble_arrow)':30} {seconds:8.3f} {rows:11,} {log_bytes / 1e6 / seconds:14.1f}"
+            f"{'rust stage (assemble_stream)':30} {seconds:8.3f} {rows:11,} {log_bytes / 1e6 / seconds:14.1f}"
         )
 
 

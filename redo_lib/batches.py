@@ -1,23 +1,23 @@
 """Batch work units for the Spark stages: what one task does, as plain library functions.
 
 The Spark jobs (``spark_jobs/decode.py``, ``spark_jobs/assemble.py``) only distribute these units
-and hand their Arrow output to Spark; every byte of Oracle knowledge stays here. Executor-side
-functions take plain, picklable arguments and, but for decode's events, write nothing: Spark writes
-what they return to the batch folder (docs/pipeline-contract.md), a local path or ``s3://``
-(``s3a://`` for Spark), so no task needs a disk another process can read. Small documents (the manifest, a batch's dictionary) are
+and collect their small results; every byte of Oracle knowledge stays here. Executor-side
+functions take plain, picklable arguments and write their Arrow data themselves, each file appearing
+whole, to the batch folder (docs/pipeline-contract.md), a local path or ``s3://``, so no task needs
+a disk another process can read. Small documents (the manifest, a batch's dictionary) are
 read and written whole, locally or with boto3 (:func:`read_location`, :func:`write_location`).
 
 * decode: :func:`plan_units` cuts each log of the manifest into block ranges (default 64 MB);
   :func:`decode_units` (``mapInArrow``) decodes each range and writes its change events to Parquet
-  straight from the core's Arrow batches (:func:`decode_unit`, the one exception to "Spark writes":
-  see there why), handing Spark one result row per unit.
-* assemble: the events of the batch plus the carried-in open transactions, grouped by transaction
-  slot (usn, slot) and sorted by redo position, go through :func:`assemble_arrow` (``mapInArrow``):
-  the Rust core's transaction table and emitter (``native.Assembler``), as in the single-process
-  decode, so the outputs agree by construction. A partition holds whole slots; a transaction's
-  changes stream through its spilling change buffer, so no transaction sits whole in a task's
-  memory. Its outputs are trail rows, the events of transactions left open and its counts, as rows
-  of one Arrow schema.
+  straight from the core's Arrow batches, in row groups of one transaction-slot bucket each
+  (:func:`decode_unit`; see there why not through Spark), handing Spark one result row per unit.
+* assemble: :func:`assemble_task` (one Spark task per bucket of transaction slots) reads its
+  bucket's events from decode's files and the carried-in open transactions (``redo_lib/exchange.py``)
+  and runs them through the Rust core's transaction table and emitter (:func:`assemble_stream`,
+  ``native.Assembler``, as the single-process decode does, so the outputs agree by construction): a
+  transaction's changes stream through its spilling change buffer, so none sits whole in a task's
+  memory. Its trail rows go into one run per commit range, which :func:`trail_range` merges into
+  commit order and writes as the trail's part of that range.
 
 :func:`decode_unit` serves the Spark stage and the single-process path alike; :func:`assemble_partition`
 is the assemble work over a local folder in one process (tests, tools): it writes the ``open/`` and
@@ -29,6 +29,7 @@ Layer "top".
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import os
 from collections import Counter
@@ -246,57 +247,52 @@ def _decoded_batches(unit: Unit, policy_name: str) -> tuple[Iterator[Any], dict[
     return counting(), result
 
 
-ROW_GROUP_EVENTS = 65536  # events per Parquet row group of a unit's file (a few tens of MB at most)
+SAMPLE_EVERY = 1024  # a decode unit reports the SCN of every 1024th event (commit ranges, exchange.py)
 
 
-def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise") -> dict[str, Any]:
+def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets: int = 1) -> dict[str, Any]:
     """Decode one unit into ``staging/events/<unit>.parquet`` of the batch folder (a local path or an
-    ``s3://`` prefix) and return its result document (:func:`_decoded_batches`).
+    ``s3://`` prefix) and return its result document (:func:`_decoded_batches`) with where its events
+    went: ``file``, ``groups`` (bucket -> row groups of the file, ``exchange.BucketWriter``: one
+    bucket per transaction slot hash, redo order within a bucket), ``lob_slots`` (the (usn, slot)
+    that wrote LOB pages) and ``scn_samples`` (every ``SAMPLE_EVERY``-th event's SCN).
 
     The core's Arrow batches go to Parquet here, in the task, rather than through Spark: Spark turns
     Arrow into rows and back into Parquet columns, and for the events' nested columns that cost four
-    times the decode itself (``docs/benchmarks.md``). The file's name is the unit's, so a retried or
-    speculative task writes the same file again; it appears whole (a local temporary file renamed,
-    or one upload of a finished file). Memory: one row group of events, whatever the range holds."""
-    import tempfile
+    times the decode itself (``docs/benchmarks.md``); the assemble tasks read their bucket's row
+    groups the same way. The file's name is the unit's, so a retried or speculative task writes the
+    same file again; it appears whole (``storage.sources.output_file``). Memory: the bucket writer's
+    buffer (64 MB of events), whatever the range holds."""
+    import pyarrow.compute as pc
 
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from redo_lib.exchange import BucketWriter, slot_keys
+    from redo_lib.storage.sources import output_file
 
     batches, result = _decoded_batches(unit, policy_name)
     target = join_location(batch_dir, "staging", "events", f"{unit.name}.parquet")
-    remote = target.startswith("s3://")
-    if remote:
-        handle, name = tempfile.mkstemp(prefix=f"{unit.name}.", suffix=".parquet")
-        os.close(handle)
-        tmp = Path(name)
-    else:
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(target).with_name(f".{Path(target).name}.tmp")
-    schema = events_schema()
-    try:
-        with pq.ParquetWriter(tmp, schema) as writer:
-            group: list[Any] = []
-            rows = 0
-            for batch in batches:
-                group.append(batch)
-                rows += batch.num_rows
-                if rows >= ROW_GROUP_EVENTS:
-                    writer.write_table(pa.Table.from_batches(group, schema=schema))
-                    group, rows = [], 0
-            if group or not result["events"]:  # an empty unit still leaves a file with the schema
-                writer.write_table(pa.Table.from_batches(group, schema=schema))
-        if remote:
-            from redo_lib.storage.s3 import upload_file
-
-            upload_file(tmp, target)
-        else:
-            tmp.replace(target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    lob_slots: set[int] = set()
+    samples: list[int] = []
+    seen = 0
+    with output_file(target, suffix=".parquet") as tmp:
+        writer = BucketWriter(tmp, events_schema(), buckets)
+        for batch in batches:
+            lobs = batch.filter(pc.equal(batch.column("kind"), int(EventKind.LOB)))
+            if lobs.num_rows:
+                lob_slots.update(slot_keys(lobs.column("usn"), lobs.column("slot")).tolist())
+            scn = batch.column("scn").to_numpy()
+            samples.extend(scn[(-seen) % SAMPLE_EVERY :: SAMPLE_EVERY].tolist())
+            seen += batch.num_rows
+            writer.write(batch)
+        groups = writer.close()
+    result.update(
+        file=target, buckets=buckets, groups={str(b): g for b, g in sorted(groups.items())},
+        lob_slots=sorted(lob_slots), scn_samples=samples,
+    )  # fmt: skip
     return result
 
 
+#: what a unit's result says of where its events went (:func:`decode_unit`; ``staging/units.json``)
+UNIT_EXCHANGE = ("file", "buckets", "groups", "lob_slots", "scn_samples")
 UNIT_FIELDS = ("location", "thread", "sequence", "first_block", "last_block")
 UNIT_RESULT = "unit_result"  # the column of result_schema(): a unit's result (JSON)
 
@@ -318,7 +314,9 @@ def result_schema() -> Any:
     return pa.schema([pa.field(UNIT_RESULT, pa.string())])
 
 
-def decode_units(batches: Iterable[Any], batch_dir: str, policy_name: str = "raise") -> Iterator[Any]:
+def decode_units(
+    batches: Iterable[Any], batch_dir: str, policy_name: str = "raise", buckets: int = 1
+) -> Iterator[Any]:
     """Decode units for Spark's ``mapInArrow``: record batches of unit rows (``units_schema()``) in;
     each unit's events written by :func:`decode_unit` into the batch folder, and one row of
     ``result_schema()`` out per unit."""
@@ -326,7 +324,7 @@ def decode_units(batches: Iterable[Any], batch_dir: str, policy_name: str = "rai
 
     for batch in batches:
         for row in batch.to_pylist():
-            result = decode_unit(Unit(**{k: row[k] for k in UNIT_FIELDS}), batch_dir, policy_name)
+            result = decode_unit(Unit(**{k: row[k] for k in UNIT_FIELDS}), batch_dir, policy_name, buckets)
             yield pa.RecordBatch.from_pylist([{UNIT_RESULT: json.dumps(result)}], schema=result_schema())
 
 
@@ -365,7 +363,7 @@ def assemble_partition(
     resetlogs_id: int | None = None,
     hold_from: int | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """:func:`assemble_arrow` over one partition's event rows (whole (usn, slot) groups, in redo
+    """:func:`assemble_stream` over one partition's event rows (whole (usn, slot) groups, in redo
     order, carried-in events first) in one process, over a local batch folder (tests, tools): yields
     the trail rows with their commit-order key (``order_key``).
 
@@ -377,25 +375,23 @@ def assemble_partition(
     open_batches: list[Any] = []
     counts: dict[str, Any] = {}
     events = rows_to_arrow(rows, events_schema().append(pa.field("carried", pa.bool_())))
-    batches = assemble_arrow(
-        events, dictionary, options, batch_id="", resetlogs_id=resetlogs_id, memory_limit=memory_limit,
-        hold_from=hold_from,
-    )  # fmt: skip
-    for batch in batches:
-        kind = batch.column(OUTPUT)[0].as_py() if batch.num_rows else None
+    stream = assemble_stream(
+        events, dictionary, options, resetlogs_id=resetlogs_id, memory_limit=memory_limit, hold_from=hold_from
+    )
+    for kind, out in stream:
         if kind == "trail":
-            for row in batch.select([f.name for f in staged_trail_schema()]).to_pylist():
+            for row in out.to_pylist():
                 row["order_key"] = [row.pop(name) for name in ORDER_FIELDS]
                 row["batch_id"] = None
                 yield row
         elif kind == "open":
-            open_batches.append(pa.RecordBatch.from_struct_array(batch.column("open_event")))
-        elif kind == "counts":
-            counts = json.loads(batch.column("counts")[0].as_py())
+            open_batches.append(out)
+        else:
+            counts = out
     open_dir = Path(batch_dir) / "open"
     open_dir.mkdir(parents=True, exist_ok=True)
     schema = events_schema()
-    table = pa.Table.from_batches([b.cast(schema) for b in open_batches], schema=schema)
+    table = pa.Table.from_batches(open_batches, schema=schema)
     pq.write_table(table, open_dir / f"part-{index:05d}.parquet")
     counts_dir = Path(batch_dir) / "counts"
     counts_dir.mkdir(parents=True, exist_ok=True)
@@ -424,119 +420,40 @@ def staged_trail_schema() -> Any:
     return pa.schema(native.staged_trail_schema())
 
 
-OUTPUT = "output"  # which of a partition's outputs a row of assembled_schema() is: OUTPUTS
-OUTPUTS = ("trail", "open", "counts")
-
-
-@cache
-def assembled_schema() -> Any:
-    """What :func:`assemble_arrow` hands to Spark: one row per trail record (``output`` "trail", the
-    fields of ``staged_trail_schema()``), per event of a transaction left open (``open``:
-    ``open_event`` of ``events_schema()``, ``open_order`` its place in begin order) and one per
-    partition (``counts``: the reconciliation counts, JSON). Every field but ``output`` is nullable."""
-    import pyarrow as pa
-
-    event = pa.struct([field.with_nullable(True) for field in events_schema()])
-    return pa.schema(
-        [
-            pa.field(OUTPUT, pa.string(), nullable=False),
-            *(field.with_nullable(True) for field in staged_trail_schema()),
-            pa.field("open_event", event),
-            pa.field("open_order", pa.list_(pa.int64())),
-            pa.field("counts", pa.string()),
-        ]
-    )
-
-
-def _as_assembled(output: str, n: int, columns: dict[str, Any]) -> Any:
-    """A record batch of ``assembled_schema()``: ``columns`` given, every other field null."""
-    import pyarrow as pa
-
-    schema = assembled_schema()
-    arrays = [
-        pa.array([output] * n, pa.string()) if f.name == OUTPUT else columns.get(f.name, pa.nulls(n, f.type))
-        for f in schema
-    ]
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-
-def _importable(batch: Any) -> Any:
-    """``batch`` with every empty nested array rebuilt by pyarrow. Spark's Arrow batches give empty
-    children (the ``rows`` of a batch without multi-row events) zero-size offset buffers; pyarrow
-    accepts them, but the core's Arrow import (arrow-rs 60 FFI) reads one offset from each and
-    refuses the batch (``arrow import: Error converting offset[0]``)."""
-    import pyarrow as pa
-
-    def rebuilt(array: Any) -> Any:
-        if array.offset and (pa.types.is_list(array.type) or pa.types.is_struct(array.type)):
-            array = pa.concat_arrays([array])  # a slice, copied to start at 0
-        if pa.types.is_list(array.type):
-            values = array.values
-            fixed = pa.array([], type=values.type) if len(values) == 0 else rebuilt(values)
-            if fixed is values:
-                return array
-            return pa.ListArray.from_arrays(array.offsets, fixed, mask=array.is_null())
-        if pa.types.is_struct(array.type):
-            # a sliced struct's children are whole: flatten() cuts them to the slice
-            fields = (
-                array.flatten() if array.offset else [array.field(i) for i in range(array.type.num_fields)]
-            )
-            fixed_fields = [rebuilt(f) for f in fields]
-            if all(f is g for f, g in zip(fields, fixed_fields, strict=True)):
-                return array
-            return pa.StructArray.from_arrays(fixed_fields, fields=list(array.type), mask=array.is_null())
-        return array
-
-    columns = [rebuilt(c) for c in batch.columns]
-    if all(c is d for c, d in zip(columns, batch.columns, strict=True)):
-        return batch
-    return pa.RecordBatch.from_arrays(columns, schema=batch.schema)
-
-
-def assemble_arrow(
+def assemble_stream(
     batches: Iterable[Any],
     dictionary: str | None,
     options: dict[str, Any] | None = None,
     *,
-    batch_id: str,
     resetlogs_id: int | None = None,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     chunk: int = 8192,
     hold_from: int | None = None,
-) -> Iterator[Any]:
-    """Transaction assembly for Spark's ``mapInArrow``, in the Rust core (``native.Assembler``: its
-    transaction table and emitter): event record batches in (one partition: whole (usn, slot) groups
-    in redo order, a ``carried`` column marking the events carried in), record batches of
-    ``assembled_schema()`` out, at most ``chunk`` rows each: the trail rows with their commit-order
-    key, then the open transactions' events, then the partition's counts. No row passes through
-    Python objects, and nothing is written here: Spark writes every output wherever the batch
-    folder is. ``hold_from``: the batch's watermark SCN (transactions committing at or above it are
-    carried out, not emitted)."""
+) -> Iterator[tuple[str, Any]]:
+    """Transaction assembly in the Rust core (``native.Assembler``: its transaction table and
+    emitter) over event record batches (whole (usn, slot) groups in redo order, a ``carried`` column
+    marking the events carried in): yields ``("trail", batch)`` (``staged_trail_schema()``: trail rows
+    with their commit-order key, at most ``chunk`` each, as each commit is met), then ``("open",
+    batch)`` (``events_schema()``: the events of the transactions left open, in begin order), then
+    ``("counts", doc)`` (the reconciliation counts). No row passes through Python objects.
+    ``hold_from``: the batch's watermark SCN (transactions committing at or above it are carried
+    out, not emitted)."""
     import pyarrow as pa
 
     from redo_lib.native import native
 
-    schema = assembled_schema()
     table = native.TransactionTable(memory_limit=memory_limit, hold_from=hold_from)
     emit_options = asdict(EmitOptions(**(options or {})))
     emitter = native.Emitter(dictionary_json(dictionary), **emit_options)
     stage = native.Assembler(table, emitter, resetlogs_id=resetlogs_id, chunk=chunk)
-    trail_names = [f.name for f in staged_trail_schema()]
     for batch in batches:
-        stage.feed(_importable(batch))
+        stage.feed(batch)
         for staged in stage:
-            rows = pa.record_batch(staged)
-            columns = dict(zip(trail_names, rows.columns, strict=True))
-            columns["batch_id"] = pa.array([batch_id] * rows.num_rows, pa.string())
-            yield _as_assembled("trail", rows.num_rows, columns)
+            yield "trail", pa.record_batch(staged)
     stage.carry_out()
-    event_type = schema.field("open_event").type
+    names = events_schema().names
     for carried in stage:
-        rows = pa.record_batch(carried)
-        event = pa.StructArray.from_arrays(rows.columns[:-1], fields=list(event_type))
-        yield _as_assembled(
-            "open", rows.num_rows, {"open_event": event, "open_order": rows.column("open_order")}
-        )
+        yield "open", pa.record_batch(carried).select(names)
     counts = stage_counts(stage, table, emitter)
     counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
     # what each open transaction holds, for the operators (python -m redo_lib status); partitions hold
@@ -554,7 +471,122 @@ def assemble_arrow(
         }
         for xid, start_scn, start_time, thread, seq, changes, size, last_scn, held in stage.open
     }
-    yield _as_assembled("counts", 1, {"counts": pa.array([json.dumps(counts)], pa.string())})
+    yield "counts", counts
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssemblePlan:
+    """What every task of a batch's assembly gets (picklable): where the decode units put their
+    events (:func:`decode_unit`'s results), the buckets, the LOB slots (int64 keys,
+    ``exchange.slot_keys``: all of them go to one more task, ``lob_task``), the carried-in files, the
+    commit-SCN bounds of the trail's ranges, and the assembly's settings."""
+
+    batch_dir: str
+    batch_id: str
+    units: tuple[dict[str, Any], ...]
+    buckets: int
+    lob_slots: tuple[int, ...]
+    carried: tuple[str, ...]
+    bounds: tuple[int, ...]
+    dictionary: str | None
+    options: dict[str, Any]
+    resetlogs_id: int | None = None
+    hold_from: int | None = None
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
+
+    @property
+    def tasks(self) -> int:
+        return self.buckets + (1 if self.lob_slots else 0)
+
+    @property
+    def ranges(self) -> int:
+        return len(self.bounds) + 1
+
+    def run_location(self, rng: int, task: int) -> str:
+        return join_location(self.batch_dir, "staging", "runs", f"r{rng:05d}-t{task:05d}.parquet")
+
+
+def assemble_task(task: int, plan: AssemblePlan) -> dict[str, Any]:
+    """One assembly task: bucket ``task`` of the batch's events (``task == plan.buckets``: the LOB
+    slots), after its carried-in events, through the core (:func:`assemble_stream`). Writes the trail
+    rows into one run per commit range (``staging/runs/r<range>-t<task>.parquet``) and the events of
+    the transactions it leaves open into ``open/part-<task>-of-<buckets>.parquet`` (always, empty or
+    not: the next batch reads the folder); returns ``{"task", "runs": {range: rows}, "counts"}``."""
+    import contextlib
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from redo_lib.exchange import RangeRuns, bucket_events, carried_events, open_part_name
+    from redo_lib.storage.sources import output_file
+
+    bucket = None if task == plan.buckets else task
+
+    def flagged(batches: Iterable[Any], carried: bool) -> Iterator[Any]:
+        for batch in batches:
+            yield batch.append_column("carried", pa.array(np.full(batch.num_rows, carried)))
+
+    events = itertools.chain(
+        flagged(carried_events(plan.carried, bucket, plan.buckets, plan.lob_slots), True),
+        flagged(bucket_events(plan.units, bucket, plan.lob_slots), False),
+    )
+    counts: dict[str, Any] = {}
+    open_location = join_location(plan.batch_dir, "open", open_part_name(task, plan.buckets))
+    with contextlib.ExitStack() as stack:
+        runs = RangeRuns(
+            staged_trail_schema(), plan.bounds,
+            lambda r: stack.enter_context(output_file(plan.run_location(r, task), suffix=".parquet")),
+        )  # fmt: skip
+        open_writer = pq.ParquetWriter(
+            stack.enter_context(output_file(open_location, suffix=".parquet")), events_schema()
+        )
+        stream = assemble_stream(
+            events, plan.dictionary, plan.options, resetlogs_id=plan.resetlogs_id,
+            memory_limit=plan.memory_limit, hold_from=plan.hold_from,
+        )  # fmt: skip
+        for kind, out in stream:
+            if kind == "trail":
+                runs.write(out)
+            elif kind == "open":
+                open_writer.write_batch(out)
+            else:
+                counts = out
+        rows = runs.close()
+        open_writer.close()
+    return {"task": task, "runs": {str(r): n for r, n in sorted(rows.items())}, "counts": counts}
+
+
+def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[int]) -> int:
+    """The trail of one commit range: the runs the tasks wrote for it, merged into commit order
+    (``exchange.merge_runs``), numbered from ``first_seq`` (``trail_seq``: the rows of the ranges
+    before it) and written to ``trail/part-<range>.parquet`` (always: an empty batch still has a
+    trail with its schema). Returns the rows written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from redo_lib.exchange import merge_runs
+    from redo_lib.storage.sources import output_file
+    from redo_lib.trail.schema import trail_schema
+
+    schema = trail_schema()
+    written = 0
+    target = join_location(plan.batch_dir, "trail", f"part-{rng:05d}.parquet")
+    with output_file(target, suffix=".parquet") as tmp, pq.ParquetWriter(tmp, schema) as writer:
+        for table in merge_runs([plan.run_location(rng, t) for t in tasks]):
+            n = table.num_rows
+            table = table.set_column(
+                table.schema.get_field_index("trail_seq"), "trail_seq",
+                pa.array(range(first_seq + written, first_seq + written + n), pa.int64()),
+            )  # fmt: skip
+            table = table.set_column(
+                table.schema.get_field_index("batch_id"),
+                "batch_id",
+                pa.array([plan.batch_id] * n, pa.string()),
+            )
+            writer.write_table(table.select(schema.names).cast(schema))
+            written += n
+    return written
 
 
 def evolve_batch_dictionary(

@@ -45,7 +45,7 @@ from redo_lib.trail.model import TrailRecord
 HEADER_BYTES = 2 * 4096  # block 0 + block 1 at the largest block size (redo-format §1.3)
 #: Change events the transaction table keeps in memory per transaction before spilling the older ones
 #: to a temporary file (the core's default too: ``redo_core::assembly::DEFAULT_MEMORY_LIMIT``);
-#: ``memory_limit`` of ``decode_logs``, ``assemble_batches`` and ``batches.assemble_arrow``.
+#: ``memory_limit`` of ``decode_logs``, ``assemble_batches`` and ``batches.assemble_stream``.
 DEFAULT_MEMORY_LIMIT = 50_000
 
 

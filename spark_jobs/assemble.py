@@ -1,19 +1,22 @@
 """Stage 2, assemble: change events -> committed transactions -> the batch's trail, in commit order.
 
-Reads ``<batch>/staging/events`` and the open transactions carried in from the previous batch
-(``manifest.carried_in``, a folder of the previous batch), groups them by transaction slot (usn, slot)
-with a shuffle, sorts each partition by redo position (Spark's external sort), and runs the library's
-transaction assembly on each partition (``redo_lib.batches.assemble_arrow`` in ``mapInArrow``: Arrow
-batches in and out, no row-by-row Python conversion): no transaction is collected onto the driver or
-held whole in a task (its changes stream through a spilling buffer). Each partition returns its
-trail rows (with their commit-order key), the events of the transactions it leaves open and its
-counts, as rows of one schema that Spark stages once as Parquet (``<batch>/staging/assembled``);
-the trail rows are then put in global commit order with a distributed sort and numbered densely
-(``trail_seq``) from the per-partition counts of that sort.
+Reads the events decode staged (``<batch>/staging/events``, in row groups of one transaction-slot
+bucket each; where each is, ``staging/units.json``) and the open transactions carried in from the
+previous batch (``manifest.carried_in``, a folder of the previous batch). Spark runs the tasks; the
+tasks read and write their Arrow data themselves (``redo_lib/exchange.py``: Spark's shuffle and
+sort of nested rows cost several times the assembly, docs/benchmarks.md):
 
-Writes ``<batch>/trail`` (Parquet, ``redo_lib.trail.schema.trail_schema()``), ``<batch>/open``
-(events of transactions still open, for the next batch) and ``<batch>/counts.json``. Spark reads and
-writes every folder where the batch is (a local path, or ``s3a://`` for an ``s3://`` batch).
+1. one task per bucket (and one for the slots that wrote LOB pages) feeds its carried-in events,
+   then its bucket's events in redo order, to the Rust core (``redo_lib.batches.assemble_task``): no
+   transaction is held whole (its changes stream through a spilling buffer). It writes its trail
+   rows into one run per commit-SCN range and the events of the transactions it leaves open to
+   ``<batch>/open/``, and hands the driver its counts;
+2. one task per commit range merges that range's runs into commit order and numbers them densely
+   (``trail_seq``) from the row counts of the ranges before it (``redo_lib.batches.trail_range``).
+
+Writes ``<batch>/trail`` (Parquet, ``redo_lib.trail.schema.trail_schema()``, one part per range),
+``<batch>/open`` (events of transactions still open, for the next batch) and ``<batch>/counts.json``,
+wherever the batch is (a local path, or ``s3://``).
 
     spark-submit spark_jobs/assemble.py --batch-dir DIR [--partitions N] [--emit-unknown]
 """
@@ -24,24 +27,22 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from redo_lib.assembly.events import EventKind
 from redo_lib.batches import (
-    ORDER_FIELDS,
-    OUTPUT,
-    assemble_arrow,
-    assembled_schema,
+    AssemblePlan,
+    assemble_task,
     events_schema,
     evolve_batch_dictionary,
     load_manifest,
     merge_counts,
+    trail_range,
 )
+from redo_lib.exchange import range_bounds
 from redo_lib.trail.emit import capture_options
-from redo_lib.trail.schema import trail_schema
-from spark_jobs.common import BatchDir, build_session, carry_errors, run_stage, ship_library
+from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
 SORT = ["usn", "slot", "scn", "subscn", "thread", "seq", "block", "offset", "vector"]
 
@@ -56,7 +57,12 @@ class JobArgs:
 def parse_args(argv: list[str] | None) -> JobArgs:
     parser = argparse.ArgumentParser(prog="assemble", description=__doc__.splitlines()[0])
     parser.add_argument("--batch-dir", required=True, help="local folder or s3:// prefix of the batch")
-    parser.add_argument("--partitions", type=int, default=None, help="transaction-slot partitions")
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=None,
+        help="commit ranges of the trail, one part each (default: the buckets)",
+    )
     parser.add_argument("--emit-unknown", action="store_true", help="emit objects outside the dictionary")
     ns = parser.parse_args(argv)
     return JobArgs(str(ns.batch_dir), ns.partitions, ns.emit_unknown)
@@ -115,105 +121,79 @@ class Steps:
 
 
 def run(args: JobArgs, *, spark: Any = None) -> int:
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     batch = BatchDir(args.batch_dir)
     manifest = load_manifest(batch.uri)
     session = build_session(f"redotrail-assemble-{manifest.batch_id}", spark=spark)
     ship_library(session)
-    schema = _spark_schema(events_schema())
-    events = session.read.schema(schema).parquet(batch.spark_uri("staging", "events"))
-    events = events.withColumn("carried", F.lit(False))
-    if manifest.carried_in:
-        carried = events_at(session, manifest.carried_in).withColumn("carried", F.lit(True))
-        events = events.unionByName(carried)
-    partitions = args.partitions or int(session.conf.get("spark.sql.shuffle.partitions"))
-    # Whole (usn, slot) groups per partition. Transactions that write LOB pages all go to one
-    # partition: an append names pages an earlier transaction of the batch wrote, and the partition's
-    # LOB store (the core emitter's) must hold them (docs/lobs.md). Every other slot is hashed.
-    lob_slots = events.filter(F.col("kind") == int(EventKind.LOB)).select("usn", "slot").distinct()
-    lob_slots = lob_slots.withColumn("_lob", F.lit(True))
-    key = F.when(F.col("_lob"), F.lit(-1)).otherwise(F.pmod(F.xxhash64("usn", "slot"), F.lit(partitions)))
-    grouped = (
-        events.join(F.broadcast(lob_slots), ["usn", "slot"], "left")
-        .withColumn("_part", key)
-        .repartition(partitions, "_part")
-        .drop("_part", "_lob")
-        .sortWithinPartitions(*SORT)
-    )
+    steps = Steps()
+    exchange = batch.read_json("staging", "units.json")
+    units = tuple(exchange["units"])
+    buckets = int(exchange["buckets"])
+    lob_slots = tuple(sorted({key for unit in units for key in unit["lob_slots"]}))
+    carried = tuple(BatchDir(manifest.carried_in).files()) if manifest.carried_in else ()
 
-    # DDL first (a few rows, on the driver): every partition must see the same dictionary versions.
+    # DDL first (a few rows, on the driver): every task must see the same dictionary versions.
     # Only DDL below the watermark: another thread's DDL at a lower SCN may still come in the next
     # batch, which meets these again (carried with their held or open transaction)
+    schema = _spark_schema(events_schema())
+    events = session.read.schema(schema).parquet(batch.spark_uri("staging", "events"))
+    if manifest.carried_in:
+        events = events.unionByName(events_at(session, manifest.carried_in))
     ddl = events.filter(F.col("kind") == int(EventKind.DDL))
     if manifest.watermark_scn is not None:
         ddl = ddl.filter(F.col("scn") < manifest.watermark_scn)
     ddl_rows = [r.asDict(recursive=True) for r in ddl.orderBy(*SORT[2:]).collect()]
-    for row in ddl_rows:
-        row.pop("carried", None)
     start, source = starting_dictionary(batch, manifest)
     dictionary, ddl_counts, ddl_problems = evolve_batch_dictionary(
         start, ddl_rows, batch.uri, own_copy=start != source
     )
-    # the manifest's capture scope (docs/operations.md): the same for every partition
-    options = {"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)}
-    batch_id = manifest.batch_id
-    # one incarnation per batch (the planner never mixes them): names every commit's log
-    resetlogs_id = manifest.logs[0].resetlogs_id if manifest.logs else None
-    # RAC: transactions committing at or above the watermark wait for the next batch, which has the
-    # other threads' redo up to them (global commit order across batches, docs/pipeline-contract.md)
-    hold_from = manifest.watermark_scn
-
-    @carry_errors  # an assembly error reaches the driver with its position (failure.json)
-    def assemble(batches: Iterator[Any]) -> Iterator[Any]:
-        return assemble_arrow(
-            batches, dictionary, options, batch_id=batch_id, resetlogs_id=resetlogs_id, hold_from=hold_from
-        )
-
-    # 1. assembly per partition, Arrow in and out; materialised once as Parquet (every output of a
-    #    partition, trail rows, open transactions and counts, is produced exactly once)
-    steps = Steps()
-    staged_uri = batch.spark_uri("staging", "assembled")
-    assembled_schema_ = _spark_schema(assembled_schema())
-    grouped.mapInArrow(assemble, assembled_schema_).write.mode("overwrite").parquet(staged_uri)
-    steps.done("assembled (shuffle by slot, sort, core, staged)")
-    staged = session.read.schema(assembled_schema_).parquet(staged_uri)
-    output = F.col(OUTPUT)
-    # 2. the open transactions for the next batch, in begin order; the counts, to the driver
-    events_columns = [f"open_event.{f.name}" for f in events_schema()]
-    open_events = staged.where(output == "open").orderBy("open_order").select(*events_columns)
-    open_events.write.mode("overwrite").parquet(batch.spark_uri("open"))
-    parts = [json.loads(r[0]) for r in staged.where(output == "counts").select("counts").collect()]
-    steps.done("open transactions and counts")
-    # 3. global commit order (a range-partitioned distributed sort, never a collect of the trail), then
-    #    dense numbering: trail_seq = rows of the earlier sorted partitions + position in its own
-    order = [F.col(name) for name in ORDER_FIELDS]
-    ordered = (
-        staged.where(output == "trail").orderBy(*order)
-        .withColumn("_part", F.spark_partition_id())
-        .withColumn("_row", F.monotonically_increasing_id())
-        .persist(StorageLevel.DISK_ONLY)
-    )  # fmt: skip
-    sizes = dict(ordered.groupBy("_part").count().collect())
-    steps.done("commit order (distributed sort)")
-    offsets, total = {}, 0
-    for part in sorted(sizes):
-        offsets[part], total = total, total + sizes[part]
-    first = (
-        F.create_map(*(F.lit(x) for part, off in offsets.items() for x in (part, off))) if offsets else None
+    steps.done("dictionary")
+    plan = AssemblePlan(
+        batch_dir=batch.uri,
+        batch_id=manifest.batch_id,
+        units=units,
+        buckets=buckets,
+        lob_slots=lob_slots,
+        carried=carried,
+        # commit-SCN ranges of about equal size, one trail part each
+        bounds=tuple(range_bounds((s for u in units for s in u["scn_samples"]), args.partitions or buckets)),
+        dictionary=dictionary,
+        # the manifest's capture scope (docs/operations.md): the same for every task
+        options={"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)},
+        # one incarnation per batch (the planner never mixes them): names every commit's log
+        resetlogs_id=manifest.logs[0].resetlogs_id if manifest.logs else None,
+        # RAC: transactions committing at or above the watermark wait for the next batch, which has
+        # the other threads' redo up to them (global commit order across batches)
+        hold_from=manifest.watermark_scn,
     )
-    # monotonically_increasing_id = (partition id << 33) + position in the partition
-    position = F.col("_row") - F.shiftleft(F.col("_part").cast("long"), 33)
-    seq = (F.element_at(first, F.col("_part")) + position) if first is not None else F.lit(0).cast("long")
-    trail = ordered.withColumn("trail_seq", seq).select(*(f.name for f in trail_schema()))
-    trail.write.mode("overwrite").parquet(batch.spark_uri("trail"))
-    steps.done("trail written")
-    ordered.unpersist()
-    batch.remove_tree("staging", "assembled")
+    for folder in (("trail",), ("open",), ("staging", "runs")):  # a rerun replaces them
+        batch.remove_tree(*folder)
 
-    counts = {"batch_id": batch_id, **merge_counts(parts), "ddl": ddl_counts, "ddl_problems": ddl_problems,
-              "dictionary": dictionary, "dictionary_source": source}  # fmt: skip
+    # 1. one task per bucket of transaction slots (and one for the slots that wrote LOB pages: an
+    #    append names pages an earlier transaction of the batch wrote, and the task's LOB store must
+    #    hold them, docs/lobs.md): its events through the core; trail rows into one run per commit
+    #    range, open transactions into open/
+    results = run_tasks(session, list(range(plan.tasks)), lambda task: assemble_task(task, plan))
+    steps.done(f"assembled ({plan.tasks} tasks)")
+    # 2. one task per commit range: its runs merged into commit order, numbered densely
+    #    (trail_seq = rows of the ranges before + place in its own), written as trail/part-<range>
+    sizes = [sum(r["runs"].get(str(rng), 0) for r in results) for rng in range(plan.ranges)]
+    firsts = [sum(sizes[:rng]) for rng in range(plan.ranges)]
+    writers = [[r["task"] for r in results if str(rng) in r["runs"]] for rng in range(plan.ranges)]
+    written = run_tasks(
+        session, list(range(plan.ranges)), lambda rng: trail_range(rng, plan, firsts[rng], writers[rng])
+    )
+    if written != sizes:
+        raise RuntimeError(f"trail ranges wrote {written} rows, the assembly staged {sizes}")
+    steps.done(f"commit order ({plan.ranges} ranges)")
+    batch.remove_tree("staging", "runs")
+
+    batch_id = manifest.batch_id
+    hold_from = manifest.watermark_scn
+    counts = {"batch_id": batch_id, **merge_counts(r["counts"] for r in results), "ddl": ddl_counts,
+              "ddl_problems": ddl_problems, "dictionary": dictionary, "dictionary_source": source}  # fmt: skip
     batch.write_text(json.dumps(counts, indent=2, sort_keys=True), "counts.json")
     txns = counts.get("transactions", {})
     held = f" ({txns.get('held_carried_out', 0)} of them committed at or above SCN {hold_from})"

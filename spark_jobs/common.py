@@ -413,6 +413,17 @@ class BatchDir:
         pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
         return [o["Key"] for page in pages for o in page.get("Contents", [])]
 
+    def files(self, *parts: str, suffix: str = ".parquet") -> list[str]:
+        """The files of a member folder whose names end in ``suffix``, as locations (local paths or
+        ``s3://`` URLs), sorted; none when the folder does not exist."""
+        if self.is_local:
+            folder = Path(self.path(*parts))
+            return sorted(str(p) for p in folder.glob(f"*{suffix}")) if folder.is_dir() else []
+        keys = [
+            k for k in self._keys(*parts) if k.endswith(suffix) and "/" not in k[len(self.path(*parts)) + 1 :]
+        ]
+        return sorted(f"s3://{self.bucket}/{k}" for k in keys)
+
     def exists(self, *parts: str) -> bool:
         """A member file or folder exists."""
         if self.is_local:
@@ -506,6 +517,16 @@ def read_trail(spark: Any, path: str | os.PathLike[str]) -> Any:
 
 # ---------------------------------------------------------------------------------------------
 # Failures: report/failure.json and the exit code
+
+
+def run_tasks(session: Any, items: list[Any], fn: Callable[[Any], Any]) -> list[Any]:
+    """``fn(item)`` for every item, one Spark task each (``carry_errors``: a ``RedoError`` reaches
+    the driver with its position); the results in the items' order. For stages whose tasks read and
+    write their own files and hand Spark only a small result (``redo_lib/exchange.py``)."""
+    if not items:
+        return []
+    task = carry_errors(fn)
+    return list(session.sparkContext.parallelize(items, len(items)).map(task).collect())
 
 
 def carry_errors(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -3,11 +3,13 @@
 Reads ``<batch>/manifest.json``; cuts each log into ranges of ``--range-mb`` (default 64); each task
 reads only its own range (seek for local files, boto3 ranged GETs for ``s3://``) and writes its change
 events to ``<batch>/staging/events/<unit>.parquet`` straight from the core's Arrow batches
-(``redo_lib.batches.decode_units`` in ``mapInArrow``; boto3 when the batch is on S3), handing Spark
-one result row per range: the events never pass through Spark's rows. The per-log counters (records, vectors by opcode, skipped items, corrupt ranges)
+(``redo_lib.batches.decode_units`` in ``mapInArrow``; boto3 when the batch is on S3), in row groups
+of one transaction-slot bucket each (``--buckets``, one assemble task each), handing Spark one result
+row per range: the events never pass through Spark's rows. Where each unit's buckets are goes to
+``<batch>/staging/units.json``, the assemble stage's input. The per-log counters (records, vectors by opcode, skipped items, corrupt ranges)
 go to ``<batch>/staging/logs.json``.
 
-    spark-submit spark_jobs/decode.py --batch-dir DIR [--range-mb 64] [--skip-corrupt]
+    spark-submit spark_jobs/decode.py --batch-dir DIR [--range-mb 64] [--skip-corrupt] [--buckets N]
 """
 
 from __future__ import annotations
@@ -18,7 +20,15 @@ import sys
 from dataclasses import astuple, dataclass
 from typing import Any
 
-from redo_lib.batches import UNIT_RESULT, decode_units, load_manifest, plan_units, result_schema, units_schema
+from redo_lib.batches import (
+    UNIT_EXCHANGE,
+    UNIT_RESULT,
+    decode_units,
+    load_manifest,
+    plan_units,
+    result_schema,
+    units_schema,
+)
 from spark_jobs.common import BatchDir, build_session, carry_errors, run_stage, ship_library
 
 
@@ -27,6 +37,7 @@ class JobArgs:
     batch_dir: str
     range_mb: float
     skip_corrupt: bool
+    buckets: int | None
 
 
 def parse_args(argv: list[str] | None) -> JobArgs:
@@ -34,8 +45,12 @@ def parse_args(argv: list[str] | None) -> JobArgs:
     parser.add_argument("--batch-dir", required=True, help="local folder or s3:// prefix of the batch")
     parser.add_argument("--range-mb", type=float, default=64.0, help="block range per task (MB)")
     parser.add_argument("--skip-corrupt", action="store_true", help="count damaged ranges and go on")
+    parser.add_argument(
+        "--buckets", type=int, default=None,
+        help="transaction-slot buckets, one assemble task each (default: spark.sql.shuffle.partitions)",
+    )  # fmt: skip
     ns = parser.parse_args(argv)
-    return JobArgs(str(ns.batch_dir), ns.range_mb, ns.skip_corrupt)
+    return JobArgs(str(ns.batch_dir), ns.range_mb, ns.skip_corrupt, ns.buckets)
 
 
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
@@ -81,13 +96,20 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         from_arrow_schema(units_schema()),
     )
     batch_uri = batch.uri
+    buckets = max(args.buckets or int(session.conf.get("spark.sql.shuffle.partitions")), 1)
     decoded = frame.mapInArrow(
-        carry_errors(lambda batches: decode_units(batches, batch_uri, policy)),
+        carry_errors(lambda batches: decode_units(batches, batch_uri, policy, buckets)),
         from_arrow_schema(result_schema()),
     )
     results = [json.loads(r[UNIT_RESULT]) for r in decoded.collect()]
     logs = per_log(results)
     batch.write_text(json.dumps(logs, indent=2, sort_keys=True), "staging", "logs.json")
+    # where every unit's events went, by bucket: what the assemble tasks read (redo_lib/exchange.py)
+    units_doc = {
+        "buckets": buckets,
+        "units": [{**r["unit"], **{k: r[k] for k in UNIT_EXCHANGE}} for r in results],
+    }
+    batch.write_text(json.dumps(units_doc), "staging", "units.json")
     total = sum(e["events"] for e in logs.values())
     print(f"decode {manifest.batch_id}: {len(manifest.logs)} logs, {len(units)} tasks, {total} events")
     return 0

@@ -7,7 +7,10 @@ opened lazily per process), so Spark tasks can receive them. Side layer: imports
 
 from __future__ import annotations
 
+import io
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, final, runtime_checkable
 
@@ -98,3 +101,77 @@ class LocalFileSource:
 
     def __repr__(self) -> str:
         return f"LocalFileSource({str(self._path)!r})"
+
+
+class SourceFile(io.RawIOBase):
+    """A :class:`BlockSource` as a read-only, seekable binary file: what pyarrow's Parquet reader
+    takes for an object on S3 (footer first, then the column chunks it needs, each one ranged read)."""
+
+    def __init__(self, source: BlockSource) -> None:
+        super().__init__()
+        self.source = source
+        self.position = 0
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.source.name
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: self.source.size}[whence]
+        self.position = max(base + offset, 0)
+        return self.position
+
+    def tell(self) -> int:
+        return self.position
+
+    def size(self) -> int:
+        return self.source.size
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.source.read(self.position, len(buffer))
+        buffer[: len(data)] = data
+        self.position += len(data)
+        return len(data)
+
+
+@contextmanager
+def output_file(location: str, suffix: str = "") -> Iterator[Path]:
+    """A local path to write ``location`` (a local path or an ``s3://`` URL) through: it appears
+    whole or not at all, a local temporary file renamed or one upload of a finished file, so a
+    retried task writes the same file again. Nothing appears when the body raises."""
+    import tempfile
+
+    remote = location.startswith("s3://")
+    if remote:
+        handle, name = tempfile.mkstemp(prefix="redotrail-", suffix=suffix)
+        os.close(handle)
+        tmp = Path(name)
+    else:
+        target = Path(location)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        yield tmp
+        if remote:
+            from redo_lib.storage.s3 import upload_file
+
+            upload_file(tmp, location)
+        else:
+            tmp.replace(location)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def open_input(location: str) -> Any:
+    """A local path as it is, an ``s3://`` URL as a seekable file (ranged GETs): what pyarrow opens."""
+    if location.startswith("s3://"):
+        from redo_lib.storage.s3 import S3Source
+
+        return io.BufferedReader(SourceFile(S3Source(location)), buffer_size=1 << 20)
+    return location

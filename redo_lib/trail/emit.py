@@ -2,7 +2,7 @@
 
 Committed transactions become trail records in the Rust core (``redo_lib._native.Emitter``,
 ``crates/redo-core/src/trail/``: trail contract rules 6-17; docs/native.md, "The emitter"), run by
-the assemble stage (``batches.assemble_arrow``, ``pipeline.assemble_batches``). What stays in Python:
+the assemble stage (``batches.assemble_stream``, ``pipeline.assemble_batches``). What stays in Python:
 
 * ``EmitOptions``, the emitter's keywords (``native.Emitter(text, **dataclasses.asdict(options))``),
   and ``capture_options``, the capture scope (``OWNER`` and ``OWNER.TABLE`` entries, empty = every

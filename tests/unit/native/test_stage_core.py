@@ -1,4 +1,4 @@
-"""The assemble stage in the core (``batches.assemble_arrow`` on ``native.Assembler``) on its own. It
+"""The assemble stage in the core (``batches.assemble_stream`` on ``native.Assembler``) on its own. It
 was checked against the Python stage it replaced (table, emitter, ``reconcile``, the open
 transactions' summaries) on every input below and 1,000 random seeds before that was deleted; what
 stays is what needs no second implementation:
@@ -11,22 +11,19 @@ stays is what needs no second implementation:
 * each batch's output comes trail rows first, then the open transactions' events in begin order,
   then its counts; the counts balance (``pipeline.balance``), what the first carries out is what the
   second carries in, and the open transactions' summaries add up to it;
-* the output queue spilling changes nothing; a batch in Spark's shape (zero-size offset buffers) is
-  read.
+* the output queue spilling changes nothing.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from redo_lib.assembly.events import ChangeEvent, EventKind, event_to_row, events_schema
-from redo_lib.batches import OUTPUT, assemble_arrow, assembled_schema, evolve_batch_dictionary
+from redo_lib.assembly.events import EventKind, event_to_row, events_schema
+from redo_lib.batches import assemble_stream, evolve_batch_dictionary, staged_trail_schema
 from redo_lib.pipeline import ORDER_FIELDS, balance
 from redo_lib.trail.schema import from_row
 
@@ -43,33 +40,34 @@ def _events_batch(rows: list[dict[str, Any]]) -> pa.RecordBatch:
 
 def run_batch(rows: list[dict[str, Any]], carried: list[dict[str, Any]], dictionary: str | None,
               hold_from: int | None, memory_limit: int, chunk: int = 500) -> dict[str, Any]:  # fmt: skip
-    """``assemble_arrow`` over a batch's event rows, the carried-in ones first and flagged, with the
+    """``assemble_stream`` over a batch's event rows, the carried-in ones first and flagged, with the
     emitter applying no DDL (the Spark job applies it to ``dictionary`` beforehand): its trail rows,
-    open events (``open_order``) and counts, checked to come in that order and to add up."""
+    open events and counts, checked to come in that order and to add up."""
     event_rows = [{**r, "carried": True} for r in carried] + [{**r, "carried": False} for r in rows]
     batches = [_events_batch(event_rows[i : i + chunk]) for i in range(0, len(event_rows), chunk)]
-    out = list(assemble_arrow(batches, dictionary, {"apply_ddl": False}, batch_id="b", resetlogs_id=RESETLOGS,
-                              memory_limit=memory_limit, hold_from=hold_from, chunk=chunk // 3 + 1))  # fmt: skip
-    assert all(b.schema.equals(assembled_schema()) for b in out)
-    staged = pa.Table.from_batches(out, schema=assembled_schema()).to_pylist()
-    kinds = [r[OUTPUT] for r in staged]
+    out = list(assemble_stream(batches, dictionary, {"apply_ddl": False}, resetlogs_id=RESETLOGS,
+                               memory_limit=memory_limit, hold_from=hold_from, chunk=chunk // 3 + 1))  # fmt: skip
+    kinds = [kind for kind, _ in out]
     assert kinds == sorted(kinds, key=["trail", "open", "counts"].index), "trail, then open, then counts"
-    trail = [r for r in staged if r[OUTPUT] == "trail"]
-    opened = [r for r in staged if r[OUTPUT] == "open"]
-    orders = [r["open_order"] for r in opened]
-    assert orders == sorted(orders), "the open transactions' events in begin order"
-    (counts,) = [json.loads(r["counts"]) for r in staged if r[OUTPUT] == "counts"]
+    assert kinds.count("counts") == 1
+    assert all(b.schema.equals(staged_trail_schema()) for kind, b in out if kind == "trail")
+    assert all(b.schema.equals(events_schema()) for kind, b in out if kind == "open")
+    trail = [r for kind, b in out if kind == "trail" for r in b.to_pylist()]
+    opened = [r for kind, b in out if kind == "open" for r in b.to_pylist()]
+    counts = out[-1][1]
     assert balance(counts) == {}
     summaries = counts["open_transactions"]
-    begins = [r["open_event"] for r in opened if r["open_event"]["kind"] == EventKind.BEGIN]
+    begins = [r for r in opened if r["kind"] == EventKind.BEGIN]
     assert sorted(summaries) == sorted(f"{e['usn']}.{e['slot']}.{e['sqn']}" for e in begins)
+    positions = [[e[k] for k in DDL_ORDER] for e in begins]
+    assert positions == sorted(positions), "the open transactions in begin order"
     assert counts["transactions"]["open_carried_out"] == len(summaries)
     carried_out = sum(n for ops in counts["carried_out"].values() for n in ops.values())
     assert sum(s["changes"] for s in summaries.values()) == carried_out
     held = [s["held_commit_scn"] for s in summaries.values() if "held_commit_scn" in s]
     assert len(held) == counts["transactions"]["held_carried_out"]
     assert all(hold_from is not None and scn >= hold_from for scn in held)
-    return {"trail": trail, "open": [r["open_event"] for r in opened], "counts": counts}
+    return {"trail": trail, "open": opened, "counts": counts}
 
 
 def run_two_batches(w: Workload, tmp: Path, cut: float, hold: bool, memory_limit: int) -> int:
@@ -154,41 +152,3 @@ def test_a_spilling_output_queue_gives_the_same_batches(gen_dir: Path) -> None:
     spilled, spilled_batches = run(1)
     assert none_spilled == 0 and spilled_batches >= len(kept) // 3 - 1 > 10
     assert spilled == kept
-
-
-def test_a_spark_batch_with_zero_size_offset_buffers_is_assembled() -> None:
-    """Spark gives the empty children of a list column (``rows`` when no event has several rows)
-    offset buffers of zero bytes; the core's Arrow import reads one offset from each, so
-    ``assemble_arrow`` rebuilds them (without that, ``arrow import: Error converting offset``)."""
-    from redo_lib.batches import _importable
-    from redo_lib.native import native
-
-    t0 = dt.datetime(2024, 1, 1)
-    events = [
-        ChangeEvent(kind=EventKind.BEGIN, usn=1, slot=2, sqn=3, thread=1, seq=5, block=2, offset=16, scn=100,
-                    subscn=0, time=t0, vector=1),
-        ChangeEvent(kind=EventKind.COMMIT, usn=1, slot=2, sqn=3, thread=1, seq=5, block=3, offset=16, scn=101,
-                    subscn=0, time=t0, vector=1),
-    ]  # fmt: skip
-    batch = _events_batch([{**event_to_row(e), "carried": False} for e in events])
-    rows = batch.column("rows")
-    empty_values = rows.type.value_type  # struct<slot, values: list<binary>>
-    # zero-size views of memory that does not hold offset 0, as Spark's buffers were
-    garbage = pa.py_buffer(b"\x00\x00\x00\x80" * 4)[:0]
-    binary = pa.Array.from_buffers(pa.binary(), 0, [None, garbage, pa.py_buffer(b"")])
-    inner = pa.Array.from_buffers(empty_values.field("values").type, 0, [None, garbage], children=[binary])
-    struct = pa.StructArray.from_arrays([pa.array([], pa.int32()), inner], fields=list(empty_values))
-    spark_rows = pa.ListArray.from_arrays(rows.offsets, struct)
-    spark = pa.RecordBatch.from_arrays(
-        [
-            spark_rows if name == "rows" else col
-            for name, col in zip(batch.schema.names, batch.columns, strict=True)
-        ],
-        schema=batch.schema,
-    )
-    with pytest.raises(ValueError, match="arrow import"):
-        native.TransactionTable().feed_batch(spark)
-    assert native.TransactionTable().feed_batch(_importable(spark))[0].commit_scn == 101
-    out = list(assemble_arrow([spark], None, batch_id="b"))
-    assert [b.column(OUTPUT)[0].as_py() for b in out] == ["counts"]
-    assert json.loads(out[-1].column("counts")[0].as_py())["transactions"]["committed"] == 1

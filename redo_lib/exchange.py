@@ -1,0 +1,454 @@
+"""The stages' own exchange: events bucketed by transaction slot, trail rows merged into commit order.
+
+Spark's shuffle and sort of the events (lists of structs of binary) and of the trail rows (lists of
+structs) cost several times the assembly itself (docs/benchmarks.md): Spark turns every Arrow row
+into its own row format and back, twice per exchange. So the decode and assemble stages hand each
+other Arrow data in Parquet files their tasks write and read themselves, and Spark schedules the
+tasks (the same reason decode writes its events itself, ``batches.decode_unit``):
+
+* decode writes each unit's events into one file, in row groups of one bucket each (:func:`buckets_of`,
+  a hash of the transaction slot (usn, slot)), the redo order kept within a bucket
+  (:class:`BucketWriter`); which row groups hold which bucket goes into the unit's result;
+* an assemble task reads its bucket's row groups of every unit, each thread's units in redo order,
+  and merges the threads as the single-process decode does (:func:`merge_threads`);
+* it writes its trail rows into one run per commit-SCN range (:class:`RangeRuns`; the bounds are
+  quantiles of the decode units' SCN samples, :func:`range_bounds`);
+* one task per range merges the runs of that range into commit order (:func:`merge_runs`).
+
+Memory: a bucket writer holds at most ``buffer_bytes`` of events; a thread merge one batch per
+thread; a run merge one row group per run and one entry per transaction. A transaction is never
+held whole.
+
+Layer "top": imports storage and pyarrow/numpy only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from redo_lib.storage.sources import open_input
+
+#: the multiplier of :func:`buckets_of` (2^64 / golden ratio): neighbouring slots land far apart
+BUCKET_MIX = np.uint64(0x9E3779B97F4A7C15)
+#: a commit-order key's transaction part (``ORDER_FIELDS`` but the record's place in it)
+TXN_FIELDS = ("order_scn", "order_thread", "order_seq", "order_block", "order_offset")
+
+
+def buckets_of(usn: Any, slot: Any, buckets: int) -> Any:
+    """The bucket (0 .. ``buckets``-1) of each transaction slot: arrays of usn and slot in, an int64
+    array out. A multiplicative hash of (usn, slot), the same in every process and every release
+    (the next batch finds a carried transaction's bucket by it)."""
+    usn = np.asarray(usn, dtype=np.int64).astype(np.uint64)
+    slot = np.asarray(slot, dtype=np.int64).astype(np.uint64)
+    if buckets <= 1:
+        return np.zeros(len(usn), dtype=np.int64)
+    mixed = ((usn << np.uint64(20)) ^ slot) * BUCKET_MIX  # wraps modulo 2^64, as meant
+    return ((mixed >> np.uint64(32)) % np.uint64(buckets)).astype(np.int64)
+
+
+def slot_keys(usn: Any, slot: Any) -> Any:
+    """(usn, slot) as one int64 per row, to test membership in a set of slots."""
+    return (np.asarray(usn, dtype=np.int64) << 32) | np.asarray(slot, dtype=np.int64)
+
+
+def _split(batch: Any, keys: Any) -> Iterator[tuple[int, Any]]:
+    """``batch`` cut into (key, rows) by an int array of one key per row, each key's rows in order."""
+    if len(keys) == 0:
+        return
+    if keys[0] == keys[-1] and (keys == keys[0]).all():
+        yield int(keys[0]), batch
+        return
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    taken = batch.take(order)
+    cuts = [0, *(np.flatnonzero(np.diff(ordered)) + 1).tolist(), len(ordered)]
+    for start, end in zip(cuts, cuts[1:], strict=False):
+        yield int(ordered[start]), taken.slice(start, end - start)
+
+
+class BucketWriter:
+    """A decode unit's events into one Parquet file, in row groups of one bucket each: a bucket's
+    rows stay in the order written (redo order). Rows wait per bucket until a bucket has
+    ``group_rows`` or all of them ``buffer_bytes``, when the largest bucket is written out."""
+
+    def __init__(
+        self, path: Any, schema: Any, buckets: int, *, buffer_bytes: int = 64 << 20, group_rows: int = 65536
+    ) -> None:
+        import pyarrow.parquet as pq
+
+        self.schema = schema
+        self.buckets = buckets
+        self.buffer_bytes = buffer_bytes
+        self.group_rows = group_rows
+        self.writer = pq.ParquetWriter(path, schema)
+        self.pending: dict[int, list[Any]] = {}
+        self.pending_rows: Counter[int] = Counter()
+        self.pending_bytes: Counter[int] = Counter()
+        self.groups: dict[int, list[int]] = {}  # bucket -> its row groups, in order
+        self.written = 0  # row groups
+        self.rows = 0
+
+    def write(self, batch: Any) -> None:
+        if not batch.num_rows:
+            return
+        self.rows += batch.num_rows
+        size_per_row = batch.nbytes / batch.num_rows
+        keys = buckets_of(batch.column("usn"), batch.column("slot"), self.buckets)
+        for bucket, rows in _split(batch, keys):
+            self.pending.setdefault(bucket, []).append(rows)
+            self.pending_rows[bucket] += rows.num_rows
+            self.pending_bytes[bucket] += int(rows.num_rows * size_per_row)
+            if self.pending_rows[bucket] >= self.group_rows:
+                self._flush(bucket)
+        while self.pending and sum(self.pending_bytes.values()) > self.buffer_bytes:
+            self._flush(max(self.pending, key=lambda b: self.pending_bytes[b]))
+
+    def _flush(self, bucket: int) -> None:
+        import pyarrow as pa
+
+        table = pa.Table.from_batches(self.pending.pop(bucket), schema=self.schema)
+        del self.pending_rows[bucket], self.pending_bytes[bucket]
+        self.writer.write_table(table, row_group_size=table.num_rows)  # one row group
+        self.groups.setdefault(bucket, []).append(self.written)
+        self.written += 1
+
+    def close(self) -> dict[int, list[int]]:
+        """Write what waits, bucket by bucket; close the file; return each bucket's row groups."""
+        for bucket in sorted(self.pending):
+            self._flush(bucket)
+        self.writer.close()
+        return self.groups
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a bucket
+
+
+def _unit_groups(unit: dict[str, Any], bucket: int | None) -> list[int]:
+    """The row groups of a unit's file that hold ``bucket`` (None: all of them)."""
+    groups = unit.get("groups", {})
+    if bucket is None:
+        return sorted(g for gs in groups.values() for g in gs)
+    return list(groups.get(str(bucket), ()))
+
+
+def _read_groups(location: str, groups: Sequence[int]) -> Iterator[Any]:
+    """The record batches of some row groups of a Parquet file, one row group in memory at a time."""
+    import pyarrow.parquet as pq
+
+    if not groups:
+        return
+    with pq.ParquetFile(open_input(location)) as file:
+        for group in groups:
+            yield from file.read_row_group(group).to_batches()
+
+
+def _keep(batch: Any, keys: Any, inside: bool) -> Any:
+    """The rows of ``batch`` whose slot is (``inside``) or is not in ``keys`` (a sorted int64 array)."""
+    if len(keys) == 0:
+        return batch if not inside else batch.slice(0, 0)
+    mask = np.isin(slot_keys(batch.column("usn"), batch.column("slot")), keys)
+    if not inside:
+        mask = ~mask
+    if mask.all():
+        return batch
+    import pyarrow as pa
+
+    return batch.filter(pa.array(mask))
+
+
+def thread_events(units: Sequence[dict[str, Any]], bucket: int | None, lob_slots: Any = ()) -> Iterator[Any]:
+    """One thread's events of a bucket, in redo order: its units in (sequence, first block) order,
+    each unit's row groups of the bucket. ``bucket`` None: the slots of ``lob_slots`` (int64 keys,
+    :func:`slot_keys`) from every bucket, each unit's rows put back in redo order; otherwise those
+    slots are left out (the task of the LOB slots has them)."""
+    import pyarrow as pa
+
+    keys = np.sort(np.asarray(lob_slots, dtype=np.int64))
+    for unit in sorted(units, key=lambda u: (u["sequence"], u["first_block"])):
+        if bucket is not None:
+            for batch in _read_groups(unit["file"], _unit_groups(unit, bucket)):
+                kept = _keep(batch, keys, inside=False)
+                if kept.num_rows:
+                    yield kept
+            continue
+        pieces = [
+            kept
+            for batch in _read_groups(unit["file"], _unit_groups(unit, None))
+            if (kept := _keep(batch, keys, inside=True)).num_rows
+        ]
+        if pieces:  # a unit's rows of the LOB slots, from all its buckets, back in redo order
+            table = pa.Table.from_batches(pieces)
+            yield from table.sort_by(
+                [("block", "ascending"), ("offset", "ascending"), ("vector", "ascending")]
+            ).to_batches()
+
+
+class _Stream:
+    """One thread's batches with their merge keys: the running maximum of (SCN, sub-SCN)."""
+
+    def __init__(self, batches: Iterator[Any]) -> None:
+        self.batches = batches
+        self.batch: Any = None
+        self.scn: Any = None
+        self.sub: Any = None
+        self.pos = 0
+        self.thread = 0
+        self.high: tuple[int, int] | None = None
+
+    def load(self) -> bool:
+        """The next non-empty batch; False at the end."""
+        for batch in self.batches:
+            if batch.num_rows:
+                self._keys(batch)
+                return True
+        self.batch = None
+        return False
+
+    def _keys(self, batch: Any) -> None:
+        scn = batch.column("scn").to_numpy()
+        sub = batch.column("subscn").to_numpy()
+        if self.high is not None:
+            scn = np.concatenate(([self.high[0]], scn))
+            sub = np.concatenate(([self.high[1]], sub))
+        values, rank = np.unique(scn, return_inverse=True)
+        width = int(sub.max()) + 1
+        best = np.maximum.accumulate(rank.astype(np.int64) * width + sub)
+        high_scn, high_sub = values[best // width], best % width
+        if self.high is not None:
+            high_scn, high_sub = high_scn[1:], high_sub[1:]
+        self.batch, self.scn, self.sub, self.pos = batch, high_scn, high_sub, 0
+        self.thread = int(batch.column("thread")[0].as_py())
+        self.high = (int(high_scn[-1]), int(high_sub[-1]))
+
+    def last(self) -> tuple[int, int, int]:
+        return (int(self.scn[-1]), int(self.sub[-1]), self.thread)
+
+    def upto(self, bound: tuple[int, int, int]) -> int:
+        """How many of the remaining rows have a key at or below ``bound``."""
+        scn, sub = self.scn[self.pos :], self.sub[self.pos :]
+        below = (scn < bound[0]) | (
+            (scn == bound[0]) & ((sub < bound[1]) | ((sub == bound[1]) & (self.thread <= bound[2])))
+        )
+        return int(below.sum())
+
+
+def merge_threads(streams: Sequence[Iterator[Any]]) -> Iterator[Any]:
+    """RAC: the threads' event batches (each one thread's, in redo order) merged by (SCN, sub-SCN,
+    thread), as ``pipeline.iter_batch_events`` merges the events (``heapq.merge`` on their
+    ``sort_key``). Within a thread the SCN can step back (records of one LWN); ``heapq.merge`` then
+    keeps the thread's order, which is a merge on each thread's running maximum of the key: that is
+    what is merged here, a batch at a time."""
+    import pyarrow as pa
+
+    heads = [s for s in map(_Stream, streams) if s.load()]
+    while heads:
+        bound = min(s.last() for s in heads)
+        pieces, keys = [], []
+        for s in heads:
+            n = s.upto(bound)
+            if n:
+                pieces.append(s.batch.slice(s.pos, n))
+                keys.append((s.scn[s.pos : s.pos + n], s.sub[s.pos : s.pos + n], np.full(n, s.thread)))
+                s.pos += n
+        scn, sub, thread = (np.concatenate(k) for k in zip(*keys, strict=True))
+        order = np.lexsort((np.arange(len(scn)), thread, sub, scn))
+        yield from pa.Table.from_batches(pieces).take(order).to_batches()
+        heads = [s for s in heads if s.pos < s.batch.num_rows or s.load()]
+
+
+def bucket_events(units: Sequence[dict[str, Any]], bucket: int | None, lob_slots: Any = ()) -> Iterator[Any]:
+    """A bucket's events of the batch in redo order (:func:`thread_events` per thread, the threads
+    merged by :func:`merge_threads`)."""
+    threads: dict[int, list[dict[str, Any]]] = {}
+    for unit in units:
+        threads.setdefault(unit["thread"], []).append(unit)
+    streams = [thread_events(group, bucket, lob_slots) for _, group in sorted(threads.items())]
+    if not streams:
+        return iter(())
+    return streams[0] if len(streams) == 1 else merge_threads(streams)
+
+
+def carried_events(
+    locations: Sequence[str], bucket: int | None, buckets: int, lob_slots: Any = ()
+) -> Iterator[Any]:
+    """The events carried in from the previous batch (its ``open/`` files, each in begin order) that
+    belong to task ``bucket`` (None: the LOB slots' task). Files named ``part-<i>-of-<n>`` with this
+    batch's ``n`` hold bucket ``i`` only (``i == n``: the previous batch's LOB slots), so the others
+    are not read; any other file is read and filtered."""
+    keys = np.sort(np.asarray(lob_slots, dtype=np.int64))
+    for location in locations:
+        part = _part_of(location)
+        if (
+            bucket is not None
+            and part is not None
+            and part[1] == buckets
+            and part[0] not in (bucket, buckets)
+        ):
+            continue
+        for batch in _read_groups(location, range(_row_groups(location))):
+            if bucket is None:
+                batch = _keep(batch, keys, inside=True)
+            else:
+                batch = _keep(batch, keys, inside=False)
+                mask = buckets_of(batch.column("usn"), batch.column("slot"), buckets) == bucket
+                if not mask.all():
+                    import pyarrow as pa
+
+                    batch = batch.filter(pa.array(mask))
+            if batch.num_rows:
+                yield batch
+
+
+def open_part_name(task: int, buckets: int) -> str:
+    return f"part-{task:05d}-of-{buckets:05d}.parquet"
+
+
+def _part_of(location: str) -> tuple[int, int] | None:
+    name = location.rsplit("/", 1)[-1]
+    stem = name.removeprefix("part-").removesuffix(".parquet")
+    index, sep, total = stem.partition("-of-")
+    if not sep or not index.isdigit() or not total.isdigit():
+        return None
+    return int(index), int(total)
+
+
+def _row_groups(location: str) -> int:
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(open_input(location)) as file:
+        return int(file.metadata.num_row_groups)
+
+
+# ---------------------------------------------------------------------------------------------
+# Commit order
+
+
+def range_bounds(samples: Iterable[int], ranges: int) -> list[int]:
+    """Up to ``ranges``-1 increasing SCN bounds cutting the samples into about equal parts: range r
+    holds the commit SCNs in [bounds[r-1], bounds[r]) (:func:`range_of`)."""
+    values = np.sort(np.fromiter(samples, dtype=np.int64))
+    if ranges <= 1 or not len(values):
+        return []
+    cuts = values[(np.arange(1, ranges) * len(values)) // ranges]
+    return sorted({int(v) for v in cuts})
+
+
+def range_of(order_scn: Any, bounds: Sequence[int]) -> Any:
+    return np.searchsorted(np.asarray(bounds, dtype=np.int64), np.asarray(order_scn), side="right")
+
+
+class RangeRuns:
+    """An assemble task's trail rows (commit-order key included) into one Parquet file per commit
+    range, opened on the first row of its range: ``open_run(r)`` gives the local path to write."""
+
+    def __init__(self, schema: Any, bounds: Sequence[int], open_run: Callable[[int], Any]) -> None:
+        self.schema = schema
+        self.bounds = list(bounds)
+        self.open_run = open_run
+        self.writers: dict[int, Any] = {}
+        self.rows: Counter[int] = Counter()
+
+    def write(self, batch: Any) -> None:
+        import pyarrow.parquet as pq
+
+        if not batch.num_rows:
+            return
+        for r, rows in _split(batch, range_of(batch.column("order_scn"), self.bounds)):
+            if r not in self.writers:
+                self.writers[r] = pq.ParquetWriter(self.open_run(r), self.schema)
+            self.writers[r].write_batch(rows, row_group_size=rows.num_rows)
+            self.rows[r] += rows.num_rows
+
+    def close(self) -> dict[int, int]:
+        for writer in self.writers.values():
+            writer.close()
+        return dict(self.rows)
+
+
+class _Run:
+    """A run file read by row ranges, the last row groups read kept (runs are read nearly in order)."""
+
+    def __init__(self, location: str) -> None:
+        import pyarrow.parquet as pq
+
+        self.file = pq.ParquetFile(open_input(location))
+        sizes = [self.file.metadata.row_group(g).num_rows for g in range(self.file.metadata.num_row_groups)]
+        self.starts = np.cumsum([0, *sizes])
+        self.cache: dict[int, Any] = {}
+
+    def segments(self) -> Iterator[tuple[tuple[int, ...], int, int]]:
+        """(transaction key, first row, rows) of each transaction, in file order."""
+        key: tuple[int, ...] | None = None
+        start = row = 0
+        for group in range(self.file.metadata.num_row_groups):
+            columns = self.file.read_row_group(group, columns=list(TXN_FIELDS))
+            arrays = [columns.column(name).to_numpy() for name in TXN_FIELDS]
+            change = np.zeros(columns.num_rows, dtype=bool)
+            for a in arrays:
+                change[1:] |= a[1:] != a[:-1]
+            change[0] = True  # compared with the previous group's last key below
+            for i in np.flatnonzero(change).tolist():
+                new = tuple(int(a[i]) for a in arrays)
+                if new != key:
+                    if key is not None:
+                        yield key, start, row + i - start
+                    key, start = new, row + i
+            row += columns.num_rows
+        if key is not None:
+            yield key, start, row - start
+
+    def rows(self, start: int, count: int) -> Iterator[Any]:
+        end = start + count
+        group = int(np.searchsorted(self.starts, start, side="right")) - 1
+        while start < end:
+            table = self.cache.get(group)
+            if table is None:
+                table = self.file.read_row_group(group)
+                self.cache = {group: table}
+            first = int(self.starts[group])
+            take = min(end, int(self.starts[group + 1])) - start
+            yield table.slice(start - first, take)
+            start += take
+            group += 1
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def merge_runs(locations: Sequence[str], *, window: int = 65536) -> Iterator[Any]:
+    """Trail rows of some runs (each a task's rows of one commit range) in commit order: tables of
+    about ``window`` rows. A transaction's rows are together in one run, in order; the transactions
+    are put in the order of their key (commit SCN, thread, position of the commit record)."""
+    import pyarrow as pa
+
+    runs = [_Run(location) for location in locations]
+    try:
+        entries = [
+            (key, i, start, count) for i, run in enumerate(runs) for key, start, count in run.segments()
+        ]
+        entries.sort(key=lambda e: e[0])
+        pieces: list[Any] = []
+        rows = 0
+        for _, i, start, count in entries:
+            for piece in runs[i].rows(start, count):
+                pieces.append(piece)
+                rows += piece.num_rows
+                if rows >= window:
+                    yield pa.concat_tables(pieces)
+                    pieces, rows = [], 0
+        if pieces:
+            yield pa.concat_tables(pieces)
+    finally:
+        for run in runs:
+            run.close()
+
+
+__all__ = [
+    "BucketWriter", "RangeRuns", "bucket_events", "buckets_of", "carried_events", "merge_runs",
+    "merge_threads", "open_part_name", "range_bounds", "range_of", "slot_keys", "thread_events",
+]  # fmt: skip
