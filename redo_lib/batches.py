@@ -254,7 +254,7 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     """Decode one unit into ``staging/events/<unit>.parquet`` of the batch folder (a local path or an
     ``s3://`` prefix) and return its result document (:func:`_decoded_batches`) with where its events
     went: ``file``, ``groups`` (bucket -> row groups of the file, ``exchange.BucketWriter``: one
-    bucket per transaction slot hash, redo order within a bucket), ``lob_slots`` (the (usn, slot)
+    bucket per transaction slot hash, redo order within a bucket), ``bucket_rows``, ``lob_slots`` (the (usn, slot)
     that wrote LOB pages) and ``scn_samples`` (every ``SAMPLE_EVERY``-th event's SCN).
 
     The core's Arrow batches go to Parquet here, in the task, rather than through Spark: Spark turns
@@ -286,13 +286,14 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
         groups = writer.close()
     result.update(
         file=target, buckets=buckets, groups={str(b): g for b, g in sorted(groups.items())},
+        bucket_rows={str(b): n for b, n in sorted(writer.bucket_rows.items())},
         lob_slots=sorted(lob_slots), scn_samples=samples,
     )  # fmt: skip
     return result
 
 
 #: what a unit's result says of where its events went (:func:`decode_unit`; ``staging/units.json``)
-UNIT_EXCHANGE = ("file", "buckets", "groups", "lob_slots", "scn_samples")
+UNIT_EXCHANGE = ("file", "buckets", "groups", "bucket_rows", "lob_slots", "scn_samples")
 UNIT_FIELDS = ("location", "thread", "sequence", "first_block", "last_block")
 UNIT_RESULT = "unit_result"  # the column of result_schema(): a unit's result (JSON)
 
@@ -477,14 +478,16 @@ def assemble_stream(
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AssemblePlan:
     """What every task of a batch's assembly gets (picklable): where the decode units put their
-    events (:func:`decode_unit`'s results), the buckets, the LOB slots (int64 keys,
-    ``exchange.slot_keys``: all of them go to one more task, ``lob_task``), the carried-in files, the
-    commit-SCN bounds of the trail's ranges, and the assembly's settings."""
+    events (:func:`decode_unit`'s results) in how many buckets, which buckets each task assembles
+    (``task_buckets``, ``exchange.pack``), the LOB slots (int64 keys, ``exchange.slot_keys``: all of
+    them go to one more task, the last), the carried-in files, the commit-SCN bounds of the trail's
+    ranges, and the assembly's settings."""
 
     batch_dir: str
     batch_id: str
     units: tuple[dict[str, Any], ...]
     buckets: int
+    task_buckets: tuple[tuple[int, ...], ...]
     lob_slots: tuple[int, ...]
     carried: tuple[str, ...]
     bounds: tuple[int, ...]
@@ -496,7 +499,7 @@ class AssemblePlan:
 
     @property
     def tasks(self) -> int:
-        return self.buckets + (1 if self.lob_slots else 0)
+        return len(self.task_buckets) + (1 if self.lob_slots else 0)
 
     @property
     def ranges(self) -> int:
@@ -507,39 +510,41 @@ class AssemblePlan:
 
 
 def assemble_task(task: int, plan: AssemblePlan) -> dict[str, Any]:
-    """One assembly task: bucket ``task`` of the batch's events (``task == plan.buckets``: the LOB
-    slots), after its carried-in events, through the core (:func:`assemble_stream`). Writes the trail
-    rows into one run per commit range (``staging/runs/r<range>-t<task>.parquet``) and the events of
-    the transactions it leaves open into ``open/part-<task>-of-<buckets>.parquet`` (always, empty or
-    not: the next batch reads the folder); returns ``{"task", "runs": {range: rows}, "counts"}``."""
+    """One assembly task: its buckets of the batch's events (``plan.task_buckets[task]``; the task
+    after those: the LOB slots), each after its carried-in events, through the core
+    (:func:`assemble_stream`). Transactions of different slots need no order between them, so the
+    buckets' row groups come in file order. Writes the trail rows into one run per commit range
+    (``staging/runs/r<range>-t<task>.parquet``) and the events of the transactions it leaves open
+    into ``open/part-<task>.parquet`` in row groups by bucket (``exchange.BucketWriter``; always,
+    empty or not: the next batch reads the folder); returns ``{"task", "runs": {range: rows},
+    "counts"}``."""
     import contextlib
 
     import numpy as np
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    from redo_lib.exchange import RangeRuns, bucket_events, carried_events, open_part_name
+    from redo_lib.exchange import BucketWriter, RangeRuns, bucket_events, carried_events
     from redo_lib.storage.sources import output_file
 
-    bucket = None if task == plan.buckets else task
+    buckets = plan.task_buckets[task] if task < len(plan.task_buckets) else None
 
     def flagged(batches: Iterable[Any], carried: bool) -> Iterator[Any]:
         for batch in batches:
             yield batch.append_column("carried", pa.array(np.full(batch.num_rows, carried)))
 
     events = itertools.chain(
-        flagged(carried_events(plan.carried, bucket, plan.buckets, plan.lob_slots), True),
-        flagged(bucket_events(plan.units, bucket, plan.lob_slots), False),
+        flagged(carried_events(plan.carried, buckets, plan.buckets, plan.lob_slots), True),
+        flagged(bucket_events(plan.units, buckets, plan.lob_slots), False),
     )
     counts: dict[str, Any] = {}
-    open_location = join_location(plan.batch_dir, "open", open_part_name(task, plan.buckets))
+    open_location = join_location(plan.batch_dir, "open", f"part-{task:05d}.parquet")
     with contextlib.ExitStack() as stack:
         runs = RangeRuns(
             staged_trail_schema(), plan.bounds,
             lambda r: stack.enter_context(output_file(plan.run_location(r, task), suffix=".parquet")),
         )  # fmt: skip
-        open_writer = pq.ParquetWriter(
-            stack.enter_context(output_file(open_location, suffix=".parquet")), events_schema()
+        open_writer = BucketWriter(
+            stack.enter_context(output_file(open_location, suffix=".parquet")), events_schema(), plan.buckets
         )
         stream = assemble_stream(
             events, plan.dictionary, plan.options, resetlogs_id=plan.resetlogs_id,
@@ -549,7 +554,7 @@ def assemble_task(task: int, plan: AssemblePlan) -> dict[str, Any]:
             if kind == "trail":
                 runs.write(out)
             elif kind == "open":
-                open_writer.write_batch(out)
+                open_writer.write(out)
             else:
                 counts = out
         rows = runs.close()
@@ -562,6 +567,7 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
     (``exchange.merge_runs``), numbered from ``first_seq`` (``trail_seq``: the rows of the ranges
     before it) and written to ``trail/part-<range>.parquet`` (always: an empty batch still has a
     trail with its schema). Returns the rows written."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -575,16 +581,15 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
     with output_file(target, suffix=".parquet") as tmp, pq.ParquetWriter(tmp, schema) as writer:
         for table in merge_runs([plan.run_location(rng, t) for t in tasks]):
             n = table.num_rows
+            seq = pa.array(np.arange(first_seq + written, first_seq + written + n, dtype=np.int64))
             table = table.set_column(
-                table.schema.get_field_index("trail_seq"), "trail_seq",
-                pa.array(range(first_seq + written, first_seq + written + n), pa.int64()),
-            )  # fmt: skip
-            table = table.set_column(
-                table.schema.get_field_index("batch_id"),
-                "batch_id",
-                pa.array([plan.batch_id] * n, pa.string()),
+                table.schema.get_field_index("trail_seq"), schema.field("trail_seq"), seq
             )
-            writer.write_table(table.select(schema.names).cast(schema))
+            batch_id = pa.nulls(n, pa.string()).fill_null(plan.batch_id)
+            table = table.set_column(
+                table.schema.get_field_index("batch_id"), schema.field("batch_id"), batch_id
+            )
+            writer.write_table(table.select(schema.names))  # the staged fields are the trail's
             written += n
     return written
 

@@ -7,10 +7,13 @@ other Arrow data in Parquet files their tasks write and read themselves, and Spa
 tasks (the same reason decode writes its events itself, ``batches.decode_unit``):
 
 * decode writes each unit's events into one file, in row groups of one bucket each (:func:`buckets_of`,
-  a hash of the transaction slot (usn, slot)), the redo order kept within a bucket
-  (:class:`BucketWriter`); which row groups hold which bucket goes into the unit's result;
-* an assemble task reads its bucket's row groups of every unit, each thread's units in redo order,
-  and merges the threads as the single-process decode does (:func:`merge_threads`);
+  a hash of the transaction slot (usn, slot); ``DEFAULT_BUCKETS``), the redo order kept within a
+  bucket (:class:`BucketWriter`); which row groups hold which bucket, and how many rows each, goes
+  into the unit's result;
+* the driver packs the buckets into tasks of about equal rows (:func:`pack`); an assemble task reads
+  its buckets' row groups of every unit, each thread's units in redo order, and merges the threads
+  as the single-process decode does (:func:`merge_threads`); it writes the transactions it leaves
+  open in row groups by bucket too, so the next batch's tasks read their own (:func:`carried_events`);
 * it writes its trail rows into one run per commit-SCN range (:class:`RangeRuns`; the bounds are
   quantiles of the decode units' SCN samples, :func:`range_bounds`);
 * one task per range merges the runs of that range into commit order (:func:`merge_runs`).
@@ -24,6 +27,8 @@ Layer "top": imports storage and pyarrow/numpy only.
 
 from __future__ import annotations
 
+import heapq
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -34,6 +39,9 @@ from redo_lib.storage.sources import open_input
 
 #: the multiplier of :func:`buckets_of` (2^64 / golden ratio): neighbouring slots land far apart
 BUCKET_MIX = np.uint64(0x9E3779B97F4A7C15)
+#: buckets of transaction slots per decode unit: many, so that packing them into tasks evens out a
+#: few busy slots (``pack``); each is a row group per unit, so not thousands
+DEFAULT_BUCKETS = 64
 #: a commit-order key's transaction part (``ORDER_FIELDS`` but the record's place in it)
 TXN_FIELDS = ("order_scn", "order_thread", "order_seq", "order_block", "order_offset")
 
@@ -89,6 +97,7 @@ class BucketWriter:
         self.pending_rows: Counter[int] = Counter()
         self.pending_bytes: Counter[int] = Counter()
         self.groups: dict[int, list[int]] = {}  # bucket -> its row groups, in order
+        self.bucket_rows: Counter[int] = Counter()
         self.written = 0  # row groups
         self.rows = 0
 
@@ -114,26 +123,55 @@ class BucketWriter:
         del self.pending_rows[bucket], self.pending_bytes[bucket]
         self.writer.write_table(table, row_group_size=table.num_rows)  # one row group
         self.groups.setdefault(bucket, []).append(self.written)
+        self.bucket_rows[bucket] += table.num_rows
         self.written += 1
 
     def close(self) -> dict[int, list[int]]:
-        """Write what waits, bucket by bucket; close the file; return each bucket's row groups."""
+        """Write what waits, bucket by bucket; close the file, which says in its key-value metadata
+        how many buckets and which row groups hold each (:func:`file_groups`); return the latter."""
         for bucket in sorted(self.pending):
             self._flush(bucket)
+        groups = {str(b): g for b, g in sorted(self.groups.items())}
+        self.writer.add_key_value_metadata({BUCKETS_KEY: str(self.buckets), GROUPS_KEY: json.dumps(groups)})
         self.writer.close()
         return self.groups
+
+
+BUCKETS_KEY = "redotrail.buckets"
+GROUPS_KEY = "redotrail.groups"
+
+
+def file_groups(metadata: Any) -> tuple[int, dict[str, list[int]]] | None:
+    """(buckets, bucket -> row groups) of a file :class:`BucketWriter` wrote, from its Parquet
+    metadata; None for another file."""
+    kv = metadata.metadata or {}
+    if BUCKETS_KEY.encode() not in kv:
+        return None
+    return int(kv[BUCKETS_KEY.encode()]), json.loads(kv[GROUPS_KEY.encode()])
+
+
+def pack(sizes: dict[int, int], tasks: int) -> list[list[int]]:
+    """Buckets into at most ``tasks`` groups of about equal rows (the largest first, each to the
+    least loaded group): a few busy transaction slots hash unevenly, many small buckets even out."""
+    loads = [(0, i) for i in range(max(min(tasks, len(sizes)), 1))]
+    groups: list[list[int]] = [[] for _ in loads]
+    for bucket in sorted(sizes, key=lambda b: (-sizes[b], b)):
+        load, i = heapq.heappop(loads)
+        groups[i].append(bucket)
+        heapq.heappush(loads, (load + sizes[bucket], i))
+    return [sorted(g) for g in groups if g]
 
 
 # ---------------------------------------------------------------------------------------------
 # Reading a bucket
 
 
-def _unit_groups(unit: dict[str, Any], bucket: int | None) -> list[int]:
-    """The row groups of a unit's file that hold ``bucket`` (None: all of them)."""
+def _unit_groups(unit: dict[str, Any], buckets: Sequence[int] | None) -> list[int]:
+    """The row groups of a unit's file that hold some of ``buckets`` (None: all of them), in file
+    order: each bucket's in redo order (rows of different buckets belong to different transactions)."""
     groups = unit.get("groups", {})
-    if bucket is None:
-        return sorted(g for gs in groups.values() for g in gs)
-    return list(groups.get(str(bucket), ()))
+    wanted = groups.keys() if buckets is None else [str(b) for b in buckets]
+    return sorted(g for b in wanted for g in groups.get(b, ()))
 
 
 def _read_groups(location: str, groups: Sequence[int]) -> Iterator[Any]:
@@ -161,17 +199,19 @@ def _keep(batch: Any, keys: Any, inside: bool) -> Any:
     return batch.filter(pa.array(mask))
 
 
-def thread_events(units: Sequence[dict[str, Any]], bucket: int | None, lob_slots: Any = ()) -> Iterator[Any]:
-    """One thread's events of a bucket, in redo order: its units in (sequence, first block) order,
-    each unit's row groups of the bucket. ``bucket`` None: the slots of ``lob_slots`` (int64 keys,
-    :func:`slot_keys`) from every bucket, each unit's rows put back in redo order; otherwise those
-    slots are left out (the task of the LOB slots has them)."""
+def thread_events(
+    units: Sequence[dict[str, Any]], buckets: Sequence[int] | None, lob_slots: Any = ()
+) -> Iterator[Any]:
+    """One thread's events of some buckets, each transaction slot's in redo order: its units in
+    (sequence, first block) order, each unit's row groups of the buckets. ``buckets`` None: the
+    slots of ``lob_slots`` (int64 keys, :func:`slot_keys`) from every bucket, each unit's rows put
+    back in redo order; otherwise those slots are left out (the task of the LOB slots has them)."""
     import pyarrow as pa
 
     keys = np.sort(np.asarray(lob_slots, dtype=np.int64))
     for unit in sorted(units, key=lambda u: (u["sequence"], u["first_block"])):
-        if bucket is not None:
-            for batch in _read_groups(unit["file"], _unit_groups(unit, bucket)):
+        if buckets is not None:
+            for batch in _read_groups(unit["file"], _unit_groups(unit, buckets)):
                 kept = _keep(batch, keys, inside=False)
                 if kept.num_rows:
                     yield kept
@@ -261,67 +301,49 @@ def merge_threads(streams: Sequence[Iterator[Any]]) -> Iterator[Any]:
         heads = [s for s in heads if s.pos < s.batch.num_rows or s.load()]
 
 
-def bucket_events(units: Sequence[dict[str, Any]], bucket: int | None, lob_slots: Any = ()) -> Iterator[Any]:
-    """A bucket's events of the batch in redo order (:func:`thread_events` per thread, the threads
+def bucket_events(
+    units: Sequence[dict[str, Any]], buckets: Sequence[int] | None, lob_slots: Any = ()
+) -> Iterator[Any]:
+    """Some buckets' events of the batch in redo order (:func:`thread_events` per thread, the threads
     merged by :func:`merge_threads`)."""
     threads: dict[int, list[dict[str, Any]]] = {}
     for unit in units:
         threads.setdefault(unit["thread"], []).append(unit)
-    streams = [thread_events(group, bucket, lob_slots) for _, group in sorted(threads.items())]
+    streams = [thread_events(group, buckets, lob_slots) for _, group in sorted(threads.items())]
     if not streams:
         return iter(())
     return streams[0] if len(streams) == 1 else merge_threads(streams)
 
 
 def carried_events(
-    locations: Sequence[str], bucket: int | None, buckets: int, lob_slots: Any = ()
+    locations: Sequence[str], buckets: Sequence[int] | None, total: int, lob_slots: Any = ()
 ) -> Iterator[Any]:
-    """The events carried in from the previous batch (its ``open/`` files, each in begin order) that
-    belong to task ``bucket`` (None: the LOB slots' task). Files named ``part-<i>-of-<n>`` with this
-    batch's ``n`` hold bucket ``i`` only (``i == n``: the previous batch's LOB slots), so the others
-    are not read; any other file is read and filtered."""
-    keys = np.sort(np.asarray(lob_slots, dtype=np.int64))
-    for location in locations:
-        part = _part_of(location)
-        if (
-            bucket is not None
-            and part is not None
-            and part[1] == buckets
-            and part[0] not in (bucket, buckets)
-        ):
-            continue
-        for batch in _read_groups(location, range(_row_groups(location))):
-            if bucket is None:
-                batch = _keep(batch, keys, inside=True)
-            else:
-                batch = _keep(batch, keys, inside=False)
-                mask = buckets_of(batch.column("usn"), batch.column("slot"), buckets) == bucket
-                if not mask.all():
-                    import pyarrow as pa
-
-                    batch = batch.filter(pa.array(mask))
-            if batch.num_rows:
-                yield batch
-
-
-def open_part_name(task: int, buckets: int) -> str:
-    return f"part-{task:05d}-of-{buckets:05d}.parquet"
-
-
-def _part_of(location: str) -> tuple[int, int] | None:
-    name = location.rsplit("/", 1)[-1]
-    stem = name.removeprefix("part-").removesuffix(".parquet")
-    index, sep, total = stem.partition("-of-")
-    if not sep or not index.isdigit() or not total.isdigit():
-        return None
-    return int(index), int(total)
-
-
-def _row_groups(location: str) -> int:
+    """The events carried in from the previous batch (its ``open/`` files) that belong to the task
+    of ``buckets`` (of ``total``; None: the LOB slots' task), each file's rows in begin order. A file
+    the previous batch's tasks wrote with the same number of buckets is read only in the row groups
+    of those buckets (:func:`file_groups`); any other file is read whole. Rows are always filtered."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    with pq.ParquetFile(open_input(location)) as file:
-        return int(file.metadata.num_row_groups)
+    keys = np.sort(np.asarray(lob_slots, dtype=np.int64))
+    mine = None if buckets is None else np.asarray(sorted(buckets), dtype=np.int64)
+    for location in locations:
+        with pq.ParquetFile(open_input(location)) as file:
+            found = file_groups(file.metadata)
+            groups: Iterable[int] = range(file.metadata.num_row_groups)
+            if mine is not None and found is not None and found[0] == total:
+                groups = sorted(g for b in mine.tolist() for g in found[1].get(str(b), ()))
+            for group in groups:
+                for batch in file.read_row_group(group).to_batches():
+                    if mine is None:
+                        batch = _keep(batch, keys, inside=True)
+                    else:
+                        batch = _keep(batch, keys, inside=False)
+                        ours = np.isin(buckets_of(batch.column("usn"), batch.column("slot"), total), mine)
+                        if not ours.all():
+                            batch = batch.filter(pa.array(ours))
+                    if batch.num_rows:
+                        yield batch
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,50 +393,49 @@ class RangeRuns:
 
 
 class _Run:
-    """A run file read by row ranges, the last row groups read kept (runs are read nearly in order)."""
+    """A run file: its transactions (where each starts, how many rows) and its row groups by number."""
 
     def __init__(self, location: str) -> None:
         import pyarrow.parquet as pq
 
         self.file = pq.ParquetFile(open_input(location))
-        sizes = [self.file.metadata.row_group(g).num_rows for g in range(self.file.metadata.num_row_groups)]
+        meta = self.file.metadata
+        sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
         self.starts = np.cumsum([0, *sizes])
-        self.cache: dict[int, Any] = {}
 
-    def segments(self) -> Iterator[tuple[tuple[int, ...], int, int]]:
-        """(transaction key, first row, rows) of each transaction, in file order."""
-        key: tuple[int, ...] | None = None
-        start = row = 0
-        for group in range(self.file.metadata.num_row_groups):
+    def transactions(self) -> tuple[list[Any], Any, Any]:
+        """(the key columns (``TXN_FIELDS``), first row, rows) of each transaction, in file order:
+        the rows where the key changes, read a row group at a time (a transaction's rows are together)."""
+        keys: list[list[Any]] = [[] for _ in TXN_FIELDS]
+        firsts: list[Any] = []
+        for group in range(len(self.starts) - 1):
             columns = self.file.read_row_group(group, columns=list(TXN_FIELDS))
             arrays = [columns.column(name).to_numpy() for name in TXN_FIELDS]
-            change = np.zeros(columns.num_rows, dtype=bool)
+            differs = np.zeros(columns.num_rows, dtype=bool)
+            differs[0] = True
             for a in arrays:
-                change[1:] |= a[1:] != a[:-1]
-            change[0] = True  # compared with the previous group's last key below
-            for i in np.flatnonzero(change).tolist():
-                new = tuple(int(a[i]) for a in arrays)
-                if new != key:
-                    if key is not None:
-                        yield key, start, row + i - start
-                    key, start = new, row + i
-            row += columns.num_rows
-        if key is not None:
-            yield key, start, row - start
+                differs[1:] |= a[1:] != a[:-1]
+            at = np.flatnonzero(differs)
+            for column, a in zip(keys, arrays, strict=True):
+                column.append(a[at])
+            firsts.append(at + self.starts[group])
+        if not firsts:
+            return (
+                [np.zeros(0, dtype=np.int64) for _ in TXN_FIELDS],
+                np.zeros(0, np.int64),
+                np.zeros(0, np.int64),
+            )
+        key = [np.concatenate(column) for column in keys]
+        first = np.concatenate(firsts)
+        # a transaction that goes on in the next row group starts there again: keep its first start
+        again = np.zeros(len(first), dtype=bool)
+        again[1:] = np.logical_and.reduce([k[1:] == k[:-1] for k in key])
+        key = [k[~again] for k in key]
+        first = first[~again]
+        return key, first, np.diff(np.append(first, self.starts[-1]))
 
-    def rows(self, start: int, count: int) -> Iterator[Any]:
-        end = start + count
-        group = int(np.searchsorted(self.starts, start, side="right")) - 1
-        while start < end:
-            table = self.cache.get(group)
-            if table is None:
-                table = self.file.read_row_group(group)
-                self.cache = {group: table}
-            first = int(self.starts[group])
-            take = min(end, int(self.starts[group + 1])) - start
-            yield table.slice(start - first, take)
-            start += take
-            group += 1
+    def group(self, number: int) -> Any:
+        return self.file.read_row_group(number)
 
     def close(self) -> None:
         self.file.close()
@@ -423,32 +444,71 @@ class _Run:
 def merge_runs(locations: Sequence[str], *, window: int = 65536) -> Iterator[Any]:
     """Trail rows of some runs (each a task's rows of one commit range) in commit order: tables of
     about ``window`` rows. A transaction's rows are together in one run, in order; the transactions
-    are put in the order of their key (commit SCN, thread, position of the commit record)."""
-    import pyarrow as pa
-
+    are put in the order of their key (commit SCN, thread, position of the commit record) and each
+    window of the output is one ``take`` over the row groups it needs (kept for the next window:
+    the runs are nearly in commit order already, so each row group is read about once)."""
     runs = [_Run(location) for location in locations]
     try:
-        entries = [
-            (key, i, start, count) for i, run in enumerate(runs) for key, start, count in run.segments()
-        ]
-        entries.sort(key=lambda e: e[0])
-        pieces: list[Any] = []
-        rows = 0
-        for _, i, start, count in entries:
-            for piece in runs[i].rows(start, count):
-                pieces.append(piece)
-                rows += piece.num_rows
-                if rows >= window:
-                    yield pa.concat_tables(pieces)
-                    pieces, rows = [], 0
-        if pieces:
-            yield pa.concat_tables(pieces)
+        found = [run.transactions() for run in runs]
+        if not found or not sum(len(first) for _, first, _ in found):
+            return
+        key = [np.concatenate([f[0][i] for f in found]) for i in range(len(TXN_FIELDS))]
+        run_of = np.concatenate([np.full(len(f[1]), i) for i, f in enumerate(found)])
+        first = np.concatenate([f[1] for f in found])
+        rows = np.concatenate([f[2] for f in found])
+        order = np.lexsort(key[::-1])
+        run_of, first, rows = run_of[order], first[order], rows[order]
+        # a transaction longer than a window goes in pieces of a window each
+        pieces = -(-rows // window)
+        if (pieces > 1).any():
+            piece_of = np.repeat(np.arange(len(rows)), pieces)
+            k = np.arange(len(piece_of)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+            run_of, first = run_of[piece_of], first[piece_of] + k * window
+            rows = np.minimum(rows[piece_of] - k * window, window)
+        ends = np.cumsum(rows)
+        kept: dict[tuple[int, int], Any] = {}
+        i = 0
+        while i < len(rows):
+            done = int(ends[i - 1]) if i else 0
+            j = min(max(int(np.searchsorted(ends, done + window, side="left")) + 1, i + 1), len(rows))
+            table, kept = _take(runs, run_of[i:j], first[i:j], rows[i:j], kept)
+            yield table
+            i = j
     finally:
         for run in runs:
             run.close()
 
 
+def _take(runs: Sequence[_Run], run_of: Any, first: Any, rows: Any, kept: dict[tuple[int, int], Any]) -> Any:
+    """The rows [first, first + rows) of run ``run_of``, for each entry in order, as one table;
+    the row groups read (``kept``: those of the last window, read again only when not there)."""
+    import pyarrow as pa
+
+    total = int(rows.sum())
+    run = np.repeat(run_of, rows)
+    row = np.repeat(first, rows) + (np.arange(total) - np.repeat(np.cumsum(rows) - rows, rows))
+    group = np.empty(total, dtype=np.int64)
+    for r in np.unique(run_of).tolist():
+        mine = run == r
+        group[mine] = np.searchsorted(runs[r].starts, row[mine], side="right") - 1
+    pairs, which = np.unique(run * (1 << 32) + group, return_inverse=True)
+    tables, bases, group_starts, now = [], [], [], {}
+    base = 0
+    for pair in pairs.tolist():
+        r, g = pair >> 32, pair & 0xFFFFFFFF
+        table = kept.get((r, g))
+        if table is None:
+            table = runs[r].group(g)
+        now[(r, g)] = table
+        tables.append(table)
+        bases.append(base)
+        group_starts.append(int(runs[r].starts[g]))
+        base += table.num_rows
+    index = np.asarray(bases)[which] + row - np.asarray(group_starts)[which]
+    return pa.concat_tables(tables).take(pa.array(index)), now
+
+
 __all__ = [
-    "BucketWriter", "RangeRuns", "bucket_events", "buckets_of", "carried_events", "merge_runs",
-    "merge_threads", "open_part_name", "range_bounds", "range_of", "slot_keys", "thread_events",
+    "BucketWriter", "RangeRuns", "bucket_events", "buckets_of", "carried_events", "file_groups", "merge_runs",
+    "merge_threads", "pack", "range_bounds", "range_of", "slot_keys", "thread_events",
 ]  # fmt: skip

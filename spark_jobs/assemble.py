@@ -6,8 +6,8 @@ previous batch (``manifest.carried_in``, a folder of the previous batch). Spark 
 tasks read and write their Arrow data themselves (``redo_lib/exchange.py``: Spark's shuffle and
 sort of nested rows cost several times the assembly, docs/benchmarks.md):
 
-1. one task per bucket (and one for the slots that wrote LOB pages) feeds its carried-in events,
-   then its bucket's events in redo order, to the Rust core (``redo_lib.batches.assemble_task``): no
+1. one task per group of buckets (``exchange.pack``: about equal events; and one for the slots that
+   wrote LOB pages) feeds its carried-in events, then each bucket's events in redo order, to the Rust core (``redo_lib.batches.assemble_task``): no
    transaction is held whole (its changes stream through a spilling buffer). It writes its trail
    rows into one run per commit-SCN range and the events of the transactions it leaves open to
    ``<batch>/open/``, and hands the driver its counts;
@@ -27,6 +27,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,7 @@ from redo_lib.batches import (
     merge_counts,
     trail_range,
 )
-from redo_lib.exchange import range_bounds
+from redo_lib.exchange import pack, range_bounds
 from redo_lib.trail.emit import capture_options
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
@@ -150,15 +151,21 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         start, ddl_rows, batch.uri, own_copy=start != source
     )
     steps.done("dictionary")
+    # the buckets into tasks of about equal events (a few busy slots hash unevenly)
+    sizes: Counter[int] = Counter()
+    for unit in units:
+        sizes.update({int(b): n for b, n in unit["bucket_rows"].items()})
+    tasks = args.partitions or 2 * session.sparkContext.defaultParallelism
     plan = AssemblePlan(
         batch_dir=batch.uri,
         batch_id=manifest.batch_id,
         units=units,
         buckets=buckets,
+        task_buckets=tuple(tuple(group) for group in pack(dict(sizes), tasks)),
         lob_slots=lob_slots,
         carried=carried,
         # commit-SCN ranges of about equal size, one trail part each
-        bounds=tuple(range_bounds((s for u in units for s in u["scn_samples"]), args.partitions or buckets)),
+        bounds=tuple(range_bounds((s for u in units for s in u["scn_samples"]), tasks)),
         dictionary=dictionary,
         # the manifest's capture scope (docs/operations.md): the same for every task
         options={"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)},

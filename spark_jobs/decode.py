@@ -4,7 +4,7 @@ Reads ``<batch>/manifest.json``; cuts each log into ranges of ``--range-mb`` (de
 reads only its own range (seek for local files, boto3 ranged GETs for ``s3://``) and writes its change
 events to ``<batch>/staging/events/<unit>.parquet`` straight from the core's Arrow batches
 (``redo_lib.batches.decode_units`` in ``mapInArrow``; boto3 when the batch is on S3), in row groups
-of one transaction-slot bucket each (``--buckets``, one assemble task each), handing Spark one result
+of one transaction-slot bucket each (``--buckets``; assemble packs them into its tasks), handing Spark one result
 row per range: the events never pass through Spark's rows. Where each unit's buckets are goes to
 ``<batch>/staging/units.json``, the assemble stage's input. The per-log counters (records, vectors by opcode, skipped items, corrupt ranges)
 go to ``<batch>/staging/logs.json``.
@@ -29,6 +29,7 @@ from redo_lib.batches import (
     result_schema,
     units_schema,
 )
+from redo_lib.exchange import DEFAULT_BUCKETS
 from spark_jobs.common import BatchDir, build_session, carry_errors, run_stage, ship_library
 
 
@@ -47,7 +48,7 @@ def parse_args(argv: list[str] | None) -> JobArgs:
     parser.add_argument("--skip-corrupt", action="store_true", help="count damaged ranges and go on")
     parser.add_argument(
         "--buckets", type=int, default=None,
-        help="transaction-slot buckets, one assemble task each (default: spark.sql.shuffle.partitions)",
+        help=f"transaction-slot buckets, packed into assemble tasks (default {DEFAULT_BUCKETS})",
     )  # fmt: skip
     ns = parser.parse_args(argv)
     return JobArgs(str(ns.batch_dir), ns.range_mb, ns.skip_corrupt, ns.buckets)
@@ -96,7 +97,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         from_arrow_schema(units_schema()),
     )
     batch_uri = batch.uri
-    buckets = max(args.buckets or int(session.conf.get("spark.sql.shuffle.partitions")), 1)
+    buckets = max(args.buckets or DEFAULT_BUCKETS, 1)
     decoded = frame.mapInArrow(
         carry_errors(lambda batches: decode_units(batches, batch_uri, policy, buckets)),
         from_arrow_schema(result_schema()),

@@ -25,9 +25,10 @@ from redo_lib.exchange import (
     bucket_events,
     buckets_of,
     carried_events,
+    file_groups,
     merge_runs,
     merge_threads,
-    open_part_name,
+    pack,
     range_bounds,
     slot_keys,
 )
@@ -95,7 +96,7 @@ def test_buckets_keep_redo_order_and_every_event(tmp_path: Path) -> None:
             "groups": {str(b): g for b, g in groups.items()}}  # fmt: skip
     seen = []
     for bucket in range(4):
-        got = _positions(bucket_events([unit], bucket))
+        got = _positions(bucket_events([unit], [bucket]))
         want = [(1, r["block"], r["offset"]) for r in rows
                 if buckets_of([r["usn"]], [r["slot"]], 4)[0] == bucket]  # fmt: skip
         assert got == want and want
@@ -116,7 +117,7 @@ def test_lob_slots_leave_their_buckets_for_one_task_in_redo_order(tmp_path: Path
     assert _positions(bucket_events([unit], None, lobs)) == [
         (1, r["block"], r["offset"]) for r in rows if (r["usn"], r["slot"]) in is_lob
     ]
-    others = [p for b in range(3) for p in _positions(bucket_events([unit], b, lobs))]
+    others = [p for b in range(3) for p in _positions(bucket_events([unit], [b], lobs))]
     assert sorted(others) == sorted(
         (1, r["block"], r["offset"]) for r in rows if (r["usn"], r["slot"]) not in is_lob
     )
@@ -125,19 +126,49 @@ def test_lob_slots_leave_their_buckets_for_one_task_in_redo_order(tmp_path: Path
 def test_carried_events_are_read_by_their_task_only(tmp_path: Path) -> None:
     rng = random.Random(3)
     rows = _redo(1, 400, rng, slots=30)
-    # the previous batch had 3 buckets: its part 1 holds bucket 1's slots only, in begin order
-    part = tmp_path / open_part_name(1, 3)
-    mine = [r for r in rows if buckets_of([r["usn"]], [r["slot"]], 3)[0] == 1]
-    pq.write_table(pa.Table.from_batches([_events(mine)]), part)
-    other = tmp_path / "part-00000.parquet"  # a file of another shape: read and filtered
+    # what a task of the previous batch (6 buckets) left open, in row groups by bucket
+    part = tmp_path / "part-00001.parquet"
+    writer = BucketWriter(part, events_schema(), 6, group_rows=20)
+    writer.write(_events(rows))
+    groups = writer.close()
+    found = file_groups(pq.ParquetFile(part).metadata)
+    assert found == (6, {str(b): g for b, g in sorted(groups.items())})
+    other = tmp_path / "part-00000.parquet"  # a file of another shape: read whole and filtered
     pq.write_table(pa.Table.from_batches([_events(rows)]), other)
-    got = _positions(carried_events([str(other), str(part)], 1, 3))
-    want = [(1, r["block"], r["offset"]) for r in rows if buckets_of([r["usn"]], [r["slot"]], 3)[0] == 1]
-    assert got == want + want
-    assert _positions(carried_events([str(part)], 0, 3)) == []  # not bucket 0's: not read
-    assert len(_positions(carried_events([str(part)], 0, 4))) == sum(  # 4 buckets now: filtered
-        1 for r in mine if buckets_of([r["usn"]], [r["slot"]], 4)[0] == 0
+
+    def bucket(r: dict[str, Any], n: int) -> int:
+        return int(buckets_of([r["usn"]], [r["slot"]], n)[0])
+
+    want = [(1, r["block"], r["offset"]) for r in rows if bucket(r, 6) in (1, 4)]
+    assert sorted(_positions(carried_events([str(part)], [1, 4], 6))) == sorted(want) and want
+    assert _positions(carried_events([str(other)], [1, 4], 6)) == want  # one file: in its order
+    # of each bucket, the rows in the order they were written (begin order)
+    for b in (1, 4):
+        assert _positions(carried_events([str(part)], [b], 6)) == [
+            (1, r["block"], r["offset"]) for r in rows if bucket(r, 6) == b
+        ]
+    # another number of buckets now: every row group read, rows filtered
+    assert sorted(_positions(carried_events([str(part)], [0], 4))) == sorted(
+        (1, r["block"], r["offset"]) for r in rows if bucket(r, 4) == 0
     )
+    lobs = sorted(slot_keys([1], [3]).tolist())
+    assert _positions(carried_events([str(other)], None, 6, lobs)) == [
+        (1, r["block"], r["offset"]) for r in rows if (r["usn"], r["slot"]) == (1, 3)
+    ]
+
+
+def test_pack_evens_out_uneven_buckets() -> None:
+    sizes = {0: 100, 1: 5, 2: 60, 3: 40, 4: 45, 5: 10, 6: 0}
+    groups = pack(sizes, 3)
+    assert sorted(b for g in groups for b in g) == sorted(sizes)
+    # the largest bucket alone; the rest spread so no group exceeds it
+    assert sorted(sum(sizes[b] for b in g) for g in groups) == [75, 85, 100] and [0] in groups
+    assert sorted(sum(10 + b % 2 for b in g) for g in pack({b: 10 + b % 2 for b in range(6)}, 3)) == [
+        21,
+        21,
+        21,
+    ]
+    assert pack({0: 7}, 4) == [[0]]
 
 
 def _trail_rows(txns: list[tuple[int, int, int]], task: int) -> list[dict[str, Any]]:
