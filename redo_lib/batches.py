@@ -254,7 +254,8 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     """Decode one unit into ``staging/events/<unit>.parquet`` of the batch folder (a local path or an
     ``s3://`` prefix) and return its result document (:func:`_decoded_batches`) with where its events
     went: ``file``, ``groups`` (bucket -> row groups of the file, ``exchange.BucketWriter``: one
-    bucket per transaction slot hash, redo order within a bucket), ``bucket_rows``, ``lob_slots`` (the (usn, slot)
+    bucket per transaction slot hash, redo order within a bucket), ``bucket_rows``, ``ddl`` (DDL
+    events), ``lob_slots`` (the (usn, slot)
     that wrote LOB pages) and ``scn_samples`` (every ``SAMPLE_EVERY``-th event's SCN).
 
     The core's Arrow batches go to Parquet here, in the task, rather than through Spark: Spark turns
@@ -265,17 +266,19 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     buffer (64 MB of events), whatever the range holds."""
     import pyarrow.compute as pc
 
-    from redo_lib.exchange import BucketWriter, slot_keys
+    from redo_lib.exchange import BucketWriter, slot_keys, system_memory_pool
     from redo_lib.storage.sources import output_file
 
+    system_memory_pool()
     batches, result = _decoded_batches(unit, policy_name)
     target = join_location(batch_dir, "staging", "events", f"{unit.name}.parquet")
     lob_slots: set[int] = set()
     samples: list[int] = []
-    seen = 0
+    seen = ddl = 0
     with output_file(target, suffix=".parquet") as tmp:
         writer = BucketWriter(tmp, events_schema(), buckets)
         for batch in batches:
+            ddl += pc.sum(pc.equal(batch.column("kind"), int(EventKind.DDL))).as_py() or 0
             lobs = batch.filter(pc.equal(batch.column("kind"), int(EventKind.LOB)))
             if lobs.num_rows:
                 lob_slots.update(slot_keys(lobs.column("usn"), lobs.column("slot")).tolist())
@@ -287,13 +290,13 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     result.update(
         file=target, buckets=buckets, groups={str(b): g for b, g in sorted(groups.items())},
         bucket_rows={str(b): n for b, n in sorted(writer.bucket_rows.items())},
-        lob_slots=sorted(lob_slots), scn_samples=samples,
+        lob_slots=sorted(lob_slots), scn_samples=samples, ddl=ddl,
     )  # fmt: skip
     return result
 
 
 #: what a unit's result says of where its events went (:func:`decode_unit`; ``staging/units.json``)
-UNIT_EXCHANGE = ("file", "buckets", "groups", "bucket_rows", "lob_slots", "scn_samples")
+UNIT_EXCHANGE = ("file", "buckets", "groups", "bucket_rows", "lob_slots", "scn_samples", "ddl")
 UNIT_FIELDS = ("location", "thread", "sequence", "first_block", "last_block")
 UNIT_RESULT = "unit_result"  # the column of result_schema(): a unit's result (JSON)
 
@@ -523,9 +526,10 @@ def assemble_task(task: int, plan: AssemblePlan) -> dict[str, Any]:
     import numpy as np
     import pyarrow as pa
 
-    from redo_lib.exchange import BucketWriter, RangeRuns, bucket_events, carried_events
+    from redo_lib.exchange import BucketWriter, RangeRuns, bucket_events, carried_events, system_memory_pool
     from redo_lib.storage.sources import output_file
 
+    system_memory_pool()
     buckets = plan.task_buckets[task] if task < len(plan.task_buckets) else None
 
     def flagged(batches: Iterable[Any], carried: bool) -> Iterator[Any]:
@@ -571,10 +575,11 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from redo_lib.exchange import merge_runs
+    from redo_lib.exchange import merge_runs, system_memory_pool
     from redo_lib.storage.sources import output_file
     from redo_lib.trail.schema import trail_schema
 
+    system_memory_pool()
     schema = trail_schema()
     written = 0
     target = join_location(plan.batch_dir, "trail", f"part-{rng:05d}.parquet")

@@ -35,17 +35,16 @@ from redo_lib.assembly.events import EventKind
 from redo_lib.batches import (
     AssemblePlan,
     assemble_task,
-    events_schema,
     evolve_batch_dictionary,
     load_manifest,
     merge_counts,
     trail_range,
 )
-from redo_lib.exchange import pack, range_bounds
+from redo_lib.exchange import kind_rows, pack, range_bounds
 from redo_lib.trail.emit import capture_options
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
-SORT = ["usn", "slot", "scn", "subscn", "thread", "seq", "block", "offset", "vector"]
+REDO_ORDER = ("scn", "subscn", "thread", "seq", "block", "offset", "vector")
 
 
 @dataclass(frozen=True)
@@ -69,24 +68,9 @@ def parse_args(argv: list[str] | None) -> JobArgs:
     return JobArgs(str(ns.batch_dir), ns.partitions, ns.emit_unknown)
 
 
-def _spark_schema(arrow_schema: Any) -> Any:
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    return from_arrow_schema(arrow_schema)
-
-
 def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     args = parse_args(argv)
     return run_stage("assemble", args.batch_dir, lambda: run(args, spark=spark))
-
-
-def events_at(session: Any, location: str) -> Any:
-    """An events folder (staged or carried in) as a DataFrame; an absent folder gives no rows."""
-    folder = BatchDir(location)
-    schema = _spark_schema(events_schema())
-    if not folder.exists():
-        return session.createDataFrame([], schema)
-    return session.read.schema(schema).parquet(folder.spark_uri())
 
 
 def starting_dictionary(batch: BatchDir, manifest: Any) -> tuple[str | None, str | None]:
@@ -122,7 +106,6 @@ class Steps:
 
 
 def run(args: JobArgs, *, spark: Any = None) -> int:
-    from pyspark.sql import functions as F
 
     batch = BatchDir(args.batch_dir)
     manifest = load_manifest(batch.uri)
@@ -138,14 +121,13 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     # DDL first (a few rows, on the driver): every task must see the same dictionary versions.
     # Only DDL below the watermark: another thread's DDL at a lower SCN may still come in the next
     # batch, which meets these again (carried with their held or open transaction)
-    schema = _spark_schema(events_schema())
-    events = session.read.schema(schema).parquet(batch.spark_uri("staging", "events"))
-    if manifest.carried_in:
-        events = events.unionByName(events_at(session, manifest.carried_in))
-    ddl = events.filter(F.col("kind") == int(EventKind.DDL))
-    if manifest.watermark_scn is not None:
-        ddl = ddl.filter(F.col("scn") < manifest.watermark_scn)
-    ddl_rows = [r.asDict(recursive=True) for r in ddl.orderBy(*SORT[2:]).collect()]
+    # (the units decode counted DDL in, and the carried-in files, read by the driver: a few rows)
+    files = [unit["file"] for unit in units if unit.get("ddl", 1)] + list(carried)
+    ddl_rows = [
+        row for row in kind_rows(files, int(EventKind.DDL))
+        if manifest.watermark_scn is None or row["scn"] < manifest.watermark_scn
+    ]  # fmt: skip
+    ddl_rows.sort(key=lambda row: [row[name] for name in REDO_ORDER])
     start, source = starting_dictionary(batch, manifest)
     dictionary, ddl_counts, ddl_problems = evolve_batch_dictionary(
         start, ddl_rows, batch.uri, own_copy=start != source
