@@ -95,7 +95,7 @@ class BucketWriter:
     ``group_rows`` or all of them ``buffer_bytes``, when the largest bucket is written out."""
 
     def __init__(
-        self, path: Any, schema: Any, buckets: int, *, buffer_bytes: int = 64 << 20, group_rows: int = 65536
+        self, path: Any, schema: Any, buckets: int, *, buffer_bytes: int = 64 << 20, group_rows: int = 16384
     ) -> None:
         import pyarrow.parquet as pq
 
@@ -469,7 +469,7 @@ class _Run:
         self.file.close()
 
 
-def merge_runs(locations: Sequence[str], *, window: int = 65536) -> Iterator[Any]:
+def merge_runs(locations: Sequence[str], *, window: int = 32768) -> Iterator[Any]:
     """Trail rows of some runs (each a task's rows of one commit range) in commit order: tables of
     about ``window`` rows. A transaction's rows are together in one run, in order; the transactions
     are put in the order of their key (commit SCN, thread, position of the commit record) and each

@@ -171,9 +171,10 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     sizes = [sum(r["runs"].get(str(rng), 0) for r in results) for rng in range(plan.ranges)]
     firsts = [sum(sizes[:rng]) for rng in range(plan.ranges)]
     writers = [[r["task"] for r in results if str(rng) in r["runs"]] for rng in range(plan.ranges)]
-    written = run_tasks(
+    ranges = run_tasks(
         session, list(range(plan.ranges)), lambda rng: trail_range(rng, plan, firsts[rng], writers[rng])
     )
+    written = [r["rows"] for r in ranges]
     if written != sizes:
         raise RuntimeError(f"trail ranges wrote {written} rows, the assembly staged {sizes}")
     steps.done(f"commit order ({plan.ranges} ranges)")
@@ -181,7 +182,9 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
 
     batch_id = manifest.batch_id
     hold_from = manifest.watermark_scn
-    counts = {"batch_id": batch_id, **merge_counts(r["counts"] for r in results), "ddl": ddl_counts,
+    # the Python workers' high-water mark over both steps (a worker runs tasks of both)
+    peaks = [{"resources": {"peak_rss_mb": r["peak_rss_mb"]}} for r in ranges]
+    counts = {"batch_id": batch_id, **merge_counts([*(r["counts"] for r in results), *peaks]), "ddl": ddl_counts,
               "ddl_problems": ddl_problems, "dictionary": dictionary, "dictionary_source": source}  # fmt: skip
     batch.write_text(json.dumps(counts, indent=2, sort_keys=True), "counts.json")
     txns = counts.get("transactions", {})

@@ -41,7 +41,7 @@ STAGES: dict[str, Callable[..., int]] = {
 }
 # batch.py's options that are a stage's, passed on to that stage's command line as they are
 STAGE_OPTIONS = {
-    "decode": ("range_mb", "skip_corrupt"),
+    "decode": ("range_mb", "skip_corrupt", "buckets"),
     "assemble": ("partitions", "emit_unknown"),
     "validate": ("reports_url",),
     "publish": ("warehouse", "format", "catalog_uri", "catalog_property", "namespace"),
@@ -70,7 +70,8 @@ def parse_args(argv: list[str] | None) -> JobArgs:
     stage = parser.add_argument_group("stage options (see each stage's --help)")
     stage.add_argument("--range-mb", help="decode: block range per task (MB)")
     stage.add_argument("--skip-corrupt", action="store_true", help="decode: count damaged ranges, go on")
-    stage.add_argument("--partitions", help="assemble: transaction-slot partitions")
+    stage.add_argument("--buckets", help="decode: transaction-slot buckets (assemble packs them into tasks)")
+    stage.add_argument("--partitions", help="assemble: tasks and commit ranges of the trail")
     stage.add_argument("--emit-unknown", action="store_true", help="assemble: emit unknown objects")
     stage.add_argument("--reports-url", help="validate: s3://bucket/prefix/ for a copy of the report")
     stage.add_argument("--warehouse", help="publish: warehouse URI")
