@@ -7,7 +7,8 @@ open at its end are carried out), then runs ``spark-submit spark_jobs/decode.py`
 ``assemble.py`` with ``--master local[N]`` for each N of ``--cores``, timing each stage. Memory:
 ``peak_process_rss_mb`` is the largest resident set of any process of the run (the driver JVM, in
 practice: RUSAGE_CHILDREN), ``peak_python_worker_rss_mb`` the largest Python worker of assembly (from
-``counts.json``: each partition records its worker's high-water mark). ``--single`` also times the
+``counts.json``: each assembly task records its worker's high-water mark) and
+``peak_python_worker_rss_mb_with_merge`` the same after the commit-order merge tasks too. ``--single`` also times the
 single-process decode (``python -m redo_lib decode``), the reference.
 
     .venv/bin/python bench/bench_spark.py --size 5GB --logs 16 --cores 1 2
@@ -167,6 +168,7 @@ def main() -> int:
                 "end_to_end_mb_s": round(total / 1e6 / (decode + seconds["assemble"]), 2),
                 "whole_batch_mb_s": round(total / 1e6 / sum(seconds.values()), 2),
                 "peak_python_worker_rss_mb": counts.get("resources", {}).get("peak_rss_mb"),
+                "peak_python_worker_rss_mb_with_merge": counts.get("resources", {}).get("merge_peak_rss_mb"),
                 "trail_records": sum(sum(v.values()) for v in counts["trail"].values()),
                 "transactions": counts.get("transactions", {}).get("emitted", 0),
                 "open_carried_out": counts.get("transactions", {}).get("open_carried_out", 0),

@@ -469,7 +469,7 @@ class _Run:
         self.file.close()
 
 
-def merge_runs(locations: Sequence[str], *, window: int = 32768) -> Iterator[Any]:
+def merge_runs(locations: Sequence[str], *, window: int = 16384) -> Iterator[Any]:
     """Trail rows of some runs (each a task's rows of one commit range) in commit order: tables of
     about ``window`` rows. A transaction's rows are together in one run, in order; the transactions
     are put in the order of their key (commit SCN, thread, position of the commit record) and each
