@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -51,6 +52,15 @@ def _run(cmd: list[str], env: dict[str, str], log: Path, cwd: Path = REPO) -> fl
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[-6:])} exited {done.returncode}: see {log}")
     return time.monotonic() - started
+
+
+def _stage_seconds(log: Path, stage: str) -> float:
+    """A stage's seconds from batch.py's log line ``batch <id>: <stage> done in N s``."""
+    for line in log.read_text().splitlines():
+        found = re.match(rf"batch \S+: {stage} done in ([0-9.]+) s", line)
+        if found:
+            return float(found.group(1))
+    raise SystemExit(f"no '{stage} done' line in {log}")
 
 
 def _describe(code: Path) -> str:
@@ -82,6 +92,10 @@ def main() -> int:
     parser.add_argument("--through", choices=STAGES, default="assemble", help="last stage to time")
     parser.add_argument("--format", choices=("iceberg", "delta"), default="iceberg", help="publish's tables")
     parser.add_argument("--code", type=Path, default=REPO, help="the checkout whose spark_jobs/ run")
+    parser.add_argument(
+        "--one-application", action="store_true",
+        help="run the stages in one spark-submit of batch.py (as the DAG does), not one each",
+    )  # fmt: skip
     args = parser.parse_args()
     code = args.code.resolve()
     label = f"synth-{args.size}-{args.seed}" + ("-one" if args.one_transaction else "")
@@ -141,21 +155,32 @@ def main() -> int:
             "publish": ["--warehouse", f"file://{batch}-warehouse", "--format", args.format],
         }
         shutil.rmtree(f"{batch}-warehouse", ignore_errors=True)
-        seconds = {
-            stage: _run(
-                [
-                    *submit,
-                    str(code / "spark_jobs" / f"{stage}.py"),
-                    "--batch-dir",
-                    str(batch),
-                    *options.get(stage, []),
-                ],
-                env,
-                batch.with_suffix(f".{stage}.log"),
-                code,
-            )  # fmt: skip
-            for stage in stages
-        }
+        if args.one_application:
+            # one JVM for every stage, as the DAG runs a batch; the stages' seconds from its log
+            log = batch.with_suffix(".batch.log")
+            flags = {"decode": ["--range-mb", str(args.range_mb)],
+                     "publish": ["--warehouse", f"file://{batch}-warehouse", "--format", args.format]}  # fmt: skip
+            wall = _run([*submit, str(code / "spark_jobs" / "batch.py"), "--batch-dir", str(batch),
+                         "--stages", ",".join(stages), *(f for stage in stages for f in flags.get(stage, []))],
+                        env, log, code)  # fmt: skip
+            seconds = {stage: _stage_seconds(log, stage) for stage in stages}
+            seconds[stages[0]] += wall - sum(seconds.values())  # JVM start and session: the first's
+        else:
+            seconds = {
+                stage: _run(
+                    [
+                        *submit,
+                        str(code / "spark_jobs" / f"{stage}.py"),
+                        "--batch-dir",
+                        str(batch),
+                        *options.get(stage, []),
+                    ],
+                    env,
+                    batch.with_suffix(f".{stage}.log"),
+                    code,
+                )  # fmt: skip
+                for stage in stages
+            }
         decode = seconds["decode"]
         run = {"cores": cores, **{f"{stage}_s": round(t, 1) for stage, t in seconds.items()},
                "decode_mb_s": round(total / 1e6 / decode, 2),
@@ -168,7 +193,7 @@ def main() -> int:
                 "end_to_end_mb_s": round(total / 1e6 / (decode + seconds["assemble"]), 2),
                 "whole_batch_mb_s": round(total / 1e6 / sum(seconds.values()), 2),
                 "peak_python_worker_rss_mb": counts.get("resources", {}).get("peak_rss_mb"),
-                "peak_python_worker_rss_mb_with_merge": counts.get("resources", {}).get("merge_peak_rss_mb"),
+                "peak_python_worker_rss_mb_with_merge": counts.get("resources", {}).get("peak_rss_mb_merge"),
                 "trail_records": sum(sum(v.values()) for v in counts["trail"].values()),
                 "transactions": counts.get("transactions", {}).get("emitted", 0),
                 "open_carried_out": counts.get("transactions", {}).get("open_carried_out", 0),

@@ -570,7 +570,7 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
     """The trail of one commit range: the runs the tasks wrote for it, merged into commit order
     (``exchange.merge_runs``), numbered from ``first_seq`` (``trail_seq``: the rows of the ranges
     before it) and written to ``trail/part-<range>.parquet`` (always: an empty batch still has a
-    trail with its schema). Returns ``{"rows": written, "merge_peak_rss_mb": the worker's peak so far}``."""
+    trail with its schema). Returns ``{"rows": written, "peak_rss_mb_merge": the worker's peak so far}``."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -596,7 +596,7 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
             )
             writer.write_table(table.select(schema.names))  # the staged fields are the trail's
             written += n
-    return {"rows": written, "merge_peak_rss_mb": _peak_rss_mb()}
+    return {"rows": written, "peak_rss_mb_merge": _peak_rss_mb()}
 
 
 def evolve_batch_dictionary(

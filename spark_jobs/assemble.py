@@ -183,8 +183,8 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     batch_id = manifest.batch_id
     hold_from = manifest.watermark_scn
     # the Python workers' high-water marks: after the assembly tasks (peak_rss_mb, from their
-    # counts), after the merge tasks too (merge_peak_rss_mb: a worker runs tasks of both steps)
-    peaks = [{"resources": {"merge_peak_rss_mb": r["merge_peak_rss_mb"]}} for r in ranges]
+    # counts), after the merge tasks too (peak_rss_mb_merge: a worker runs tasks of both steps)
+    peaks = [{"resources": {"peak_rss_mb_merge": r["peak_rss_mb_merge"]}} for r in ranges]
     counts = {"batch_id": batch_id, **merge_counts([*(r["counts"] for r in results), *peaks]), "ddl": ddl_counts,
               "ddl_problems": ddl_problems, "dictionary": dictionary, "dictionary_source": source}  # fmt: skip
     batch.write_text(json.dumps(counts, indent=2, sort_keys=True), "counts.json")
