@@ -18,9 +18,9 @@ tasks (the same reason decode writes its events itself, ``batches.decode_unit``)
   quantiles of the decode units' SCN samples, :func:`range_bounds`);
 * one task per range merges the runs of that range into commit order (:func:`merge_runs`).
 
-Memory: a bucket writer holds at most ``buffer_bytes`` of events; a thread merge one batch per
-thread; a run merge one row group per run and one entry per transaction. A transaction is never
-held whole.
+Memory: a bucket writer holds at most ``buffer_bytes`` of events; an assemble task one row group
+(16K events at most) per thread; a run merge the row groups one window of output rows needs and
+one entry per transaction. A transaction is never held whole (a large one is cut into windows).
 
 Layer "top": imports storage and pyarrow/numpy only.
 """
