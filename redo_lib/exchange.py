@@ -357,6 +357,28 @@ def carried_events(
                         yield batch
 
 
+def carried_rows(locations: Iterable[str], buckets: int) -> Counter[int]:
+    """Rows per bucket of the carried-in files: from the Parquet metadata of a file the previous
+    batch's tasks wrote with as many buckets (:func:`file_groups`), from its usn and slot columns
+    otherwise. The driver packs these buckets too: an open transaction whose slot has no events in
+    the batch still needs a task."""
+    import pyarrow.parquet as pq
+
+    rows: Counter[int] = Counter()
+    for location in locations:
+        with pq.ParquetFile(open_input(location)) as file:
+            found = file_groups(file.metadata)
+            if found is not None and found[0] == buckets:
+                for bucket, groups in found[1].items():
+                    rows[int(bucket)] += sum(file.metadata.row_group(g).num_rows for g in groups)
+                continue
+            slots = file.read(columns=["usn", "slot"])
+            if slots.num_rows:
+                found_buckets = buckets_of(slots.column("usn"), slots.column("slot"), buckets)
+                rows.update(dict(zip(*np.unique(found_buckets, return_counts=True), strict=True)))
+    return Counter({int(b): int(n) for b, n in rows.items()})
+
+
 def kind_rows(locations: Iterable[str], kind: int) -> list[dict[str, Any]]:
     """The rows of one event kind (the batch's DDL: a few) in some event files, as dicts, in file
     order: each row group's ``kind`` column read first, the row group itself only when it has one."""
@@ -537,6 +559,6 @@ def _take(runs: Sequence[_Run], run_of: Any, first: Any, rows: Any, kept: dict[t
 
 
 __all__ = [
-    "BucketWriter", "RangeRuns", "bucket_events", "buckets_of", "carried_events", "file_groups", "kind_rows", "merge_runs",
+    "BucketWriter", "RangeRuns", "bucket_events", "buckets_of", "carried_events", "carried_rows", "file_groups", "kind_rows", "merge_runs",
     "merge_threads", "pack", "range_bounds", "range_of", "slot_keys", "thread_events",
 ]  # fmt: skip

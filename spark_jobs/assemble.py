@@ -40,7 +40,8 @@ from redo_lib.batches import (
     merge_counts,
     trail_range,
 )
-from redo_lib.exchange import kind_rows, pack, range_bounds
+from redo_lib.errors import AssemblyError, Position
+from redo_lib.exchange import carried_rows, kind_rows, pack, range_bounds
 from redo_lib.trail.emit import capture_options
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
@@ -89,6 +90,33 @@ def starting_dictionary(batch: BatchDir, manifest: Any) -> tuple[str | None, str
     return export, export
 
 
+def _row_changes(section: dict[str, Any]) -> int:
+    return sum(n for ops in section.values() for n in ops.values())
+
+
+def check_carried_in(batch: BatchDir, manifest: Any, results: list[dict[str, Any]]) -> None:
+    """Every row change the previous batch carried out was carried in here (fed to some task): the
+    tasks read the carried-in files by bucket, and a missed bucket would lose open transactions
+    without a trace in this batch's balance. Compared in total (a DDL between the batches may
+    rename a table). Only when ``carried_in`` is the previous batch's ``open/``."""
+    if not manifest.previous_batch or not manifest.carried_in:
+        return
+    previous = batch.sibling(manifest.previous_batch)
+    if BatchDir(manifest.carried_in).uri != previous.uri_of("open"):
+        return
+    counts = previous.read_json("counts.json", default=None)
+    if not counts or "carried_out" not in counts:
+        return
+    out = _row_changes(counts["carried_out"])
+    came = sum(_row_changes(r["counts"].get("carried_in", {})) for r in results)
+    if came != out:
+        raise AssemblyError(
+            f"the previous batch {manifest.previous_batch} carried out {out} row changes of open "
+            f"transactions, this batch's assembly took in {came}",
+            position=Position(file=manifest.carried_in),
+        )
+
+
 class Steps:
     """Wall-clock seconds of the stage's steps, for its log line: where a batch's time went."""
 
@@ -133,8 +161,10 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         start, ddl_rows, batch.uri, own_copy=start != source
     )
     steps.done("dictionary")
-    # the buckets into tasks of about equal events (a few busy slots hash unevenly)
-    sizes: Counter[int] = Counter()
+    # the buckets into tasks of about equal events (a few busy slots hash unevenly), the carried-in
+    # transactions' buckets among them (a transaction with no events in this batch still commits,
+    # rolls back or goes on being carried)
+    sizes: Counter[int] = carried_rows(carried, buckets)
     for unit in units:
         sizes.update({int(b): n for b, n in unit["bucket_rows"].items()})
     tasks = args.partitions or 2 * session.sparkContext.defaultParallelism
@@ -182,6 +212,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
 
     batch_id = manifest.batch_id
     hold_from = manifest.watermark_scn
+    check_carried_in(batch, manifest, results)
     # the Python workers' high-water marks: after the assembly tasks (peak_rss_mb, from their
     # counts), after the merge tasks too (peak_rss_mb_merge: a worker runs tasks of both steps)
     peaks = [{"resources": {"peak_rss_mb_merge": r["peak_rss_mb_merge"]}} for r in ranges]

@@ -35,6 +35,7 @@ LAYERS = {
     "pipeline": 9,
     "discovery": 9,
     "batches": 9,
+    "exchange": 9,
     "embedded": 9,
     "cluster": 9,
     "status": 9,

@@ -25,6 +25,7 @@ from redo_lib.exchange import (
     bucket_events,
     buckets_of,
     carried_events,
+    carried_rows,
     file_groups,
     merge_runs,
     merge_threads,
@@ -155,6 +156,30 @@ def test_carried_events_are_read_by_their_task_only(tmp_path: Path) -> None:
     assert _positions(carried_events([str(other)], None, 6, lobs)) == [
         (1, r["block"], r["offset"]) for r in rows if (r["usn"], r["slot"]) == (1, 3)
     ]
+
+
+def test_carried_rows_count_every_bucket_of_the_open_files(tmp_path: Path) -> None:
+    """The driver packs the carried-in buckets too: an open transaction whose slot has no events in
+    the batch must still reach a task (without this, one was lost between two Spark batches)."""
+    rng = random.Random(4)
+    rows = _redo(1, 300, rng, slots=30)
+    part = tmp_path / "part-00000.parquet"
+    writer = BucketWriter(part, events_schema(), 8, group_rows=25)
+    writer.write(_events(rows))
+    writer.close()
+    other = tmp_path / "part-00001.parquet"  # no bucket metadata: counted from its columns
+    pq.write_table(pa.Table.from_batches([_events(rows[:100])]), other)
+
+    def expected(n: int, rows: list[dict[str, Any]]) -> dict[int, int]:
+        counts: dict[int, int] = {}
+        for r in rows:
+            b = int(buckets_of([r["usn"]], [r["slot"]], n)[0])
+            counts[b] = counts.get(b, 0) + 1
+        return counts
+
+    assert dict(carried_rows([str(part)], 8)) == expected(8, rows)
+    assert dict(carried_rows([str(other)], 8)) == expected(8, rows[:100])
+    assert dict(carried_rows([str(part)], 5)) == expected(5, rows)  # another number of buckets
 
 
 def test_pack_evens_out_uneven_buckets() -> None:
