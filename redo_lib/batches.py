@@ -8,9 +8,9 @@ a disk another process can read. Small documents (the manifest, a batch's dictio
 read and written whole, locally or with boto3 (:func:`read_location`, :func:`write_location`).
 
 * decode: :func:`plan_units` cuts each log of the manifest into block ranges (default 64 MB);
-  :func:`decode_units` (``mapInArrow``) decodes each range and writes its change events to Parquet
+  :func:`decode_unit` (one Spark task each) decodes each range and writes its change events to Parquet
   straight from the core's Arrow batches, in row groups of one transaction-slot bucket each
-  (:func:`decode_unit`; see there why not through Spark), handing Spark one result row per unit.
+  (see there why not through Spark), handing Spark its result document.
 * assemble: :func:`assemble_task` (one Spark task per bucket of transaction slots) reads its
   bucket's events from decode's files and the carried-in open transactions (``redo_lib/exchange.py``)
   and runs them through the Rust core's transaction table and emitter (:func:`assemble_stream`,
@@ -297,41 +297,6 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
 
 #: what a unit's result says of where its events went (:func:`decode_unit`; ``staging/units.json``)
 UNIT_EXCHANGE = ("file", "buckets", "groups", "bucket_rows", "lob_slots", "scn_samples", "ddl")
-UNIT_FIELDS = ("location", "thread", "sequence", "first_block", "last_block")
-UNIT_RESULT = "unit_result"  # the column of result_schema(): a unit's result (JSON)
-
-
-@cache
-def units_schema() -> Any:
-    """A decode unit as a row (:class:`Unit`'s fields): the input of :func:`decode_units`."""
-    import pyarrow as pa
-
-    return pa.schema([("location", pa.string()), ("thread", pa.int64()), ("sequence", pa.int64()),
-                      ("first_block", pa.int64()), ("last_block", pa.int64())])  # fmt: skip
-
-
-@cache
-def result_schema() -> Any:
-    """What :func:`decode_units` hands to Spark: one row per unit, its result document as JSON."""
-    import pyarrow as pa
-
-    return pa.schema([pa.field(UNIT_RESULT, pa.string())])
-
-
-def decode_units(
-    batches: Iterable[Any], batch_dir: str, policy_name: str = "raise", buckets: int = 1
-) -> Iterator[Any]:
-    """Decode units for Spark's ``mapInArrow``: record batches of unit rows (``units_schema()``) in;
-    each unit's events written by :func:`decode_unit` into the batch folder, and one row of
-    ``result_schema()`` out per unit."""
-    import pyarrow as pa
-
-    for batch in batches:
-        for row in batch.to_pylist():
-            result = decode_unit(Unit(**{k: row[k] for k in UNIT_FIELDS}), batch_dir, policy_name, buckets)
-            yield pa.RecordBatch.from_pylist([{UNIT_RESULT: json.dumps(result)}], schema=result_schema())
-
-
 # ---------------------------------------------------------------------------------------------
 # Assemble partitions
 

@@ -3,7 +3,7 @@
 Reads ``<batch>/manifest.json``; cuts each log into ranges of ``--range-mb`` (default 64); each task
 reads only its own range (seek for local files, boto3 ranged GETs for ``s3://``) and writes its change
 events to ``<batch>/staging/events/<unit>.parquet`` straight from the core's Arrow batches
-(``redo_lib.batches.decode_units`` in ``mapInArrow``; boto3 when the batch is on S3), in row groups
+(``redo_lib.batches.decode_unit``, one Spark task each; boto3 when the batch is on S3), in row groups
 of one transaction-slot bucket each (``--buckets``; assemble packs them into its tasks), handing Spark one result
 row per range: the events never pass through Spark's rows. Where each unit's buckets are goes to
 ``<batch>/staging/units.json``, the assemble stage's input. The per-log counters (records, vectors by opcode, skipped items, corrupt ranges)
@@ -17,20 +17,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from redo_lib.batches import (
     UNIT_EXCHANGE,
-    UNIT_RESULT,
-    decode_units,
+    decode_unit,
     load_manifest,
     plan_units,
-    result_schema,
-    units_schema,
 )
 from redo_lib.exchange import DEFAULT_BUCKETS
-from spark_jobs.common import BatchDir, build_session, carry_errors, run_stage, ship_library
+from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
 
 @dataclass(frozen=True)
@@ -82,7 +79,6 @@ def per_log(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: JobArgs, *, spark: Any = None) -> int:
-    from pyspark.sql.pandas.types import from_arrow_schema
 
     batch = BatchDir(args.batch_dir)
     manifest = load_manifest(batch.uri)
@@ -91,18 +87,10 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     units = plan_units(manifest, int(args.range_mb * (1 << 20)))
     batch.remove_tree("staging")  # a rerun replaces (staged events, logs.json, assemble's scratch)
     policy = "skip" if args.skip_corrupt else "raise"
-    # one unit per partition, so one task per block range
-    frame = session.createDataFrame(
-        session.sparkContext.parallelize([astuple(u) for u in units], max(len(units), 1)),
-        from_arrow_schema(units_schema()),
-    )
     batch_uri = batch.uri
     buckets = max(args.buckets or DEFAULT_BUCKETS, 1)
-    decoded = frame.mapInArrow(
-        carry_errors(lambda batches: decode_units(batches, batch_uri, policy, buckets)),
-        from_arrow_schema(result_schema()),
-    )
-    results = [json.loads(r[UNIT_RESULT]) for r in decoded.collect()]
+    # one task per block range; each writes its events itself and hands back its result document
+    results = run_tasks(session, units, lambda unit: decode_unit(unit, batch_uri, policy, buckets))
     logs = per_log(results)
     batch.write_text(json.dumps(logs, indent=2, sort_keys=True), "staging", "logs.json")
     # where every unit's events went, by bucket: what the assemble tasks read (redo_lib/exchange.py)
