@@ -110,12 +110,10 @@ class BucketWriter:
         self.groups: dict[int, list[int]] = {}  # bucket -> its row groups, in order
         self.bucket_rows: Counter[int] = Counter()
         self.written = 0  # row groups
-        self.rows = 0
 
     def write(self, batch: Any) -> None:
         if not batch.num_rows:
             return
-        self.rows += batch.num_rows
         size_per_row = batch.nbytes / batch.num_rows
         keys = buckets_of(batch.column("usn"), batch.column("slot"), self.buckets)
         for bucket, rows in _split(batch, keys):
