@@ -141,11 +141,23 @@ def cmd_stats(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.s
 
 def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Decode archived logs into trail records (committed transactions, commit order)."""
-    from redo_lib.pipeline import decode_logs  # the top layer; keeps `dump`/`stats` start-up lean
+    # the top layer; keeps `dump`/`stats` start-up lean
+    from redo_lib.pipeline import INPUT_KINDS, decode_dumps, decode_logs, input_kind
     from redo_lib.trail.emit import EmitOptions
 
     parser = argparse.ArgumentParser(prog=f"{PROG} decode", description=cmd_decode.__doc__)
-    parser.add_argument("logs", nargs="+", metavar="LOG", help="archived logs of one batch (any order)")
+    parser.add_argument(
+        "logs",
+        nargs="+",
+        metavar="LOG",
+        help="archived logs of one batch (any order), or their logfile dumps",
+    )
+    parser.add_argument(
+        "--input",
+        choices=("auto", *INPUT_KINDS),
+        default="auto",
+        help="redo: archived logs; dump: ALTER SYSTEM DUMP LOGFILE text; auto (default): told from the content",
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--dictionary", metavar="D", help="Redotrail dictionary JSON or OLR schema checkpoint"
@@ -157,12 +169,18 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
     parser.add_argument("--summary", action="store_true", help="print the decode summary (JSON) to stderr")
     parser.add_argument("--progress", action="store_true", help="progress on stderr even when not a tty")
     args = parser.parse_args(argv)
+    kinds = {args.input} if args.input != "auto" else {input_kind(log) for log in args.logs}
+    if len(kinds) > 1:
+        parser.error("the LOGs mix archived logs and logfile dumps: give one kind per batch")
+    (kind,) = kinds
     size = sum(os.path.getsize(log) for log in args.logs if os.path.isfile(log))
     # the decode is one call: a pulsing bar with the elapsed time, on a terminal only
     with Progress(
-        f"decode {len(args.logs)} logs ({size / 1e6:.1f} MB)", stream=err, enabled=args.progress or None
+        f"decode {len(args.logs)} {'dumps' if kind == 'dump' else 'logs'} ({size / 1e6:.1f} MB)",
+        stream=err,
+        enabled=args.progress or None,
     ):
-        result = decode_logs(
+        result = (decode_dumps if kind == "dump" else decode_logs)(
             args.logs,
             None if args.schemaless else args.dictionary,
             options=EmitOptions(emit_unknown=args.emit_unknown),

@@ -9,6 +9,7 @@ trail records, reports), so that a Spark task runs exactly the code a unit test 
 * :func:`iter_batch_events` — the events of a set of logs in redo order, threads merged by SCN;
 * :func:`decode_logs` — the whole single-process decode: logs -> committed transactions -> trail.
   It is the reference the Spark stages are checked against;
+* :func:`decode_dumps` / :func:`input_kind` — the same for logfile dump text, and which a file is;
 * :func:`assemble_batches` / :func:`assemble_and_emit` — its second half, over event record batches
   or events (dump text): the Rust core's transaction table and emitter, as in the Spark stage.
 
@@ -196,7 +197,13 @@ def describe_logs(locations: Iterable[str | os.PathLike[str]]) -> list[LogRef]:
                 next_scn=header.next_scn,
             )  # fmt: skip
         )
-    refs.sort(key=lambda r: (r.thread, r.sequence))
+    return check_log_set(refs)
+
+
+def check_log_set(refs: list[LogRef]) -> list[LogRef]:
+    """``refs`` sorted by (thread, sequence); ``LogSetError`` for a gap in a thread's sequences, a
+    duplicate, or mixed incarnations."""
+    refs = sorted(refs, key=lambda r: (r.thread, r.sequence))
     incarnations = {r.resetlogs_id for r in refs}
     if len(incarnations) > 1:
         raise LogSetError(
@@ -228,7 +235,12 @@ def iter_batch_events(
         for ref in logs:
             yield from decode_range(ref.location, policy=policy, report=report)
 
-    streams = [thread_events(logs) for _, logs in sorted(threads.items())]
+    return merge_thread_events([thread_events(logs) for _, logs in sorted(threads.items())])
+
+
+def merge_thread_events(streams: Sequence[Iterator[ChangeEvent]]) -> Iterator[ChangeEvent]:
+    """Each thread's events (in its own redo order) merged into the batch's redo order by
+    (SCN, sub-SCN, thread, position) (RAC, contract rule 6)."""
     if len(streams) == 1:
         return streams[0]
     return heapq.merge(*streams, key=lambda e: e.sort_key)
@@ -418,6 +430,77 @@ def decode_logs(
         report=report,
         hold_from=hold_from,
     )
+
+
+#: what ``input_kind`` tells apart: an archived redo log (binary) or Oracle's logfile dump text
+#: (``ALTER SYSTEM DUMP LOGFILE``, seed 000's form)
+INPUT_KINDS = ("redo", "dump")
+_DUMP_MARKS = (b"REDO RECORD - ", b"DUMP OF REDO FROM FILE", b"FILE HEADER:")
+_PROBE_BYTES = 64 * 1024
+
+
+def input_kind(location: str | os.PathLike[str]) -> str:
+    """``"dump"`` when the file is a logfile dump (text: no NUL byte and one of a dump's marks in its
+    first 64 KB), else ``"redo"`` (a log starts with block 0, whose first byte is 0x00; anything
+    else then fails the header check with the byte it found)."""
+    source = open_source(location)
+    head = source.read(0, min(_PROBE_BYTES, source.size))
+    if b"\0" in head:
+        return "redo"
+    return "dump" if any(mark in head for mark in _DUMP_MARKS) else "redo"
+
+
+def decode_dumps(
+    locations: Sequence[str | os.PathLike[str]],
+    dictionary: DictionaryHistory | str | os.PathLike[str] | None = None,
+    *,
+    carried: Iterable[ChangeEvent] = (),
+    options: EmitOptions | None = None,
+    policy: ErrorPolicy = ErrorPolicy.RAISE,
+    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    hold_from: int | None = None,
+) -> DecodeResult:
+    """:func:`decode_logs` for logfile dumps: the text parser's records (``dump.parse_dump``), their
+    change events, and the same assembly and emitter as binary logs.
+
+    Dumps whose ``FILE HEADER`` gives thread and sequence are ordered and checked as a batch of logs
+    is (:func:`check_log_set`); a dump without one (a cut of a dump, as seed 000's) keeps the place it
+    was given in. Records are grouped by their own thread and the threads merged by redo order.
+    The text is parsed whole, and a line the parser cannot read raises ``DumpParseError`` naming the
+    file and line under any policy (``policy`` is the assembler's)."""
+    from redo_lib.assembly.events import iter_events
+    from redo_lib.dump import parse_dump
+
+    if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
+        dictionary = load_dictionary(Path(dictionary))
+    dumps = []
+    for loc in locations:
+        source = open_source(loc)
+        # latin-1 maps every byte to one character: a dump's values are hex, its names ASCII
+        dumps.append(parse_dump(source.read(0, source.size).decode("latin-1"), name=source.name))
+    headed = [d for d in dumps if d.header is not None and None not in (d.header.thread, d.header.sequence)]
+    if len(headed) > 1:
+        refs = [
+            LogRef(location=d.name, thread=d.header.thread, sequence=d.header.sequence,  # type: ignore[union-attr,arg-type]
+                   resetlogs_id=d.header.resetlogs_id or 0, first_scn=d.header.first_scn or 0,  # type: ignore[union-attr]
+                   next_scn=d.header.next_scn)  # type: ignore[union-attr]
+            for d in headed
+        ]  # fmt: skip
+        order = {ref.location: i for i, ref in enumerate(check_log_set(refs))}
+        dumps.sort(key=lambda d: order.get(d.name, -1))  # stable: headerless ones first, as given
+    report = DecodeReport()
+    threads: dict[int, list[ChangeEvent]] = {}
+    for dump in dumps:
+        for record in dump.records:
+            report.count_record(
+                vld=record.vld, length=record.length, opcodes=[(v.layer, v.code) for v in record.vectors]
+            )
+            threads.setdefault(record.thread, []).extend(iter_events(record))
+    events = merge_thread_events([iter(threads[t]) for t in sorted(threads)]) if threads else iter(())
+    return assemble_and_emit(
+        events, dictionary, carried=carried, options=options, policy=policy, memory_limit=memory_limit,
+        report=report, hold_from=hold_from,
+    )  # fmt: skip
 
 
 #: the commit-order key of a staged trail row (the core's ``stage::ORDER_FIELDS``): the transaction's

@@ -90,3 +90,26 @@ def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     out = capsys.readouterr().out
     assert "dump" in out and "stats" in out
+
+
+def test_decode_reads_logfile_dumps_as_it_reads_the_logs() -> None:
+    """OLR's dumps of the two real 23ai logs, given in the wrong order: `decode` tells them from
+    logs by their content, orders them by their FILE HEADERs and gives the logs' trail."""
+    schema = _need(LOG16.parent.parent / "schema" / "TEST-chkpt-2266634.json")
+    dump15 = _need(DUMP16.with_name("logdump-seq15.txt"))
+
+    def decode(*files: Path) -> list[str]:
+        out, err = io.StringIO(), io.StringIO()
+        assert COMMANDS["decode"](["--dictionary", str(schema), *map(str, files)], out, err) == 0
+        return out.getvalue().splitlines()
+
+    from_logs = decode(_need(LOG16), _need(LOG15))
+    assert len(from_logs) == 1 and json.loads(from_logs[0])["op"] == "INSERT"
+    assert decode(_need(DUMP16), dump15) == from_logs
+
+
+def test_decode_refuses_a_batch_of_logs_and_dumps_mixed(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        COMMANDS["decode"](["--schemaless", str(_need(LOG15)), str(_need(DUMP16))])
+    assert exit_.value.code == 2
+    assert "mix archived logs and logfile dumps" in capsys.readouterr().err
