@@ -26,7 +26,7 @@ from redo_lib.synth.blocks import write_block_image
 from redo_lib.synth.columns import LOB_TYPES, encode, normalize, render
 from redo_lib.synth.database import Piece, Row, TableState, make_dba
 from redo_lib.synth.expected import pending_record
-from redo_lib.synth.lobs import LobPage
+from redo_lib.synth.lobs import IN_ROW_LIMIT, LobPage
 from redo_lib.synth.logs import Placed
 from redo_lib.synth.pairs import (
     array_delete_pairs,
@@ -82,12 +82,35 @@ def _expect(
     *,
     before: Sequence[Any] | None = None,
     changed: Sequence[int] = (),
+    old: Sequence[Any] | None = None,
 ) -> None:
+    """Spool the expected record of one row change. ``old``: the row's values before an UPDATE or
+    DELETE, for the before images (``update-befores``, ``full-deletes``): the columns of ``columns``
+    (an update) or every column (a delete) with their old values, but an out-of-row LOB, whose old
+    value the redo does not hold (only its locator)."""
     spec = table.spec
     cols = spec.columns
 
     def image(idx: Sequence[int], vals: Sequence[Any]) -> list[tuple[str, str | None]]:
         return [(cols[i].name, render(cols[i].type, vals[i])) for i in idx]
+
+    def lob_sizes(idx: Sequence[int], vals: Sequence[Any]) -> list[tuple[str, int]]:
+        return [
+            (cols[i].name, len(encode(cols[i].type, vals[i])))
+            for i in idx
+            if cols[i].type.name in LOB_TYPES and vals[i] is not None
+        ]
+
+    before_image = before_lobs = None
+    if old is not None:
+        held = [
+            i
+            for i in (range(len(cols)) if op == "DELETE" else columns)
+            if cols[i].type.name not in LOB_TYPES
+            or old[i] is None
+            or len(encode(cols[i].type, old[i])) <= IN_ROW_LIMIT
+        ]
+        before_image, before_lobs = image(held, old), lob_sizes(held, old)
 
     t.spool.append(
         pending_record(
@@ -106,11 +129,9 @@ def _expect(
             thread=placed.thread,
             sequence=placed.sequence,
             rba=str(placed.rba),
-            lob_columns=[
-                (cols[i].name, len(encode(cols[i].type, values[i])))
-                for i in columns
-                if cols[i].type.name in LOB_TYPES and values[i] is not None
-            ],
+            lob_columns=lob_sizes(columns, values),
+            before_image=before_image,
+            before_lobs=before_lobs,
         )
     )
 
@@ -120,7 +141,7 @@ def _expect_insert(t: OpenTxn, table: TableState, row: Row, placed: Placed) -> N
 
 
 def _expect_delete(t: OpenTxn, table: TableState, row: Row, placed: Placed) -> None:
-    _expect(t, table, "DELETE", row, placed, table.key_index, row.values)
+    _expect(t, table, "DELETE", row, placed, table.key_index, row.values, old=row.values)
 
 
 # -- INSERT -----------------------------------------------------------------------------------------
@@ -507,10 +528,11 @@ def _apply_update(
     columns = sorted(set(table.key_index) | set(changed))
     if key_changed:
         _expect(
-            t, table, "PK_UPDATE", row, placements[0], columns, row.values, before=old_values, changed=changed
-        )
+            t, table, "PK_UPDATE", row, placements[0], columns, row.values, before=old_values, changed=changed,
+            old=old_values,
+        )  # fmt: skip
     else:
-        _expect(t, table, "UPDATE", row, placements[0], columns, row.values, changed=changed)
+        _expect(t, table, "UPDATE", row, placements[0], columns, row.values, changed=changed, old=old_values)
 
 
 def delete(e: Engine, t: OpenTxn, step: Delete) -> None:

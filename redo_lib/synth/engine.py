@@ -90,7 +90,7 @@ class OpenTxn:
 class Engine:
     """Executes the steps of a scenario; writes logs, expected trail and final tables under ``out``."""
 
-    def __init__(self, scenario: Scenario, out: Path, trail: IO[str]) -> None:
+    def __init__(self, scenario: Scenario, out: Path, trail: IO[str], images: IO[str] | None = None) -> None:
         self.scenario = scenario
         self.settings = scenario.settings
         s = self.settings
@@ -98,6 +98,8 @@ class Engine:
         (out / "logs").mkdir(parents=True, exist_ok=True)
         self._out = out
         self.sink = TrailSink(trail)
+        # the expected trail under the image options (update-befores, full-deletes), when asked for
+        self.image_sink = TrailSink(images, images=True) if images is not None else None
         self.tables: dict[str, TableState] = {}  # the tables that exist, by OWNER.NAME
         self.dropped: list[TableState] = []  # dropped by DDL, as they were then
         for i, spec in enumerate(scenario.tables):
@@ -340,7 +342,11 @@ class Engine:
             vectors.append(self.vectors.marker_24_4(t.txn.xid, self.clock.scn))
         placed = t.log.write(vectors)
         t.log.flush()
-        self.sink.commit(t.spool, xid=t.txn.xid.trail(), commit_scn=placed.scn, commit_time=iso(placed.time))
+        for sink in (self.sink, self.image_sink):
+            if sink is not None:
+                sink.commit(
+                    t.spool, xid=t.txn.xid.trail(), commit_scn=placed.scn, commit_time=iso(placed.time)
+                )
         self._finish(t, committed=True)
         self._after_commit(t)
 

@@ -54,9 +54,14 @@ def pending_record(
     sequence: int,
     rba: str,
     lob_columns: list[tuple[str, int]] | None = None,
+    before_image: list[tuple[str, str | None]] | None = None,
+    before_lobs: list[tuple[str, int]] | None = None,
 ) -> dict[str, Any]:
-    """One change of an open transaction: everything of a trail record but the commit facts."""
-    return {
+    """One change of an open transaction: everything of a trail record but the commit facts;
+    ``before_image`` / ``before_lobs``: an update's before record, a delete's full image (the image
+    options, :class:`TrailSink`)."""
+    images = {} if before_image is None else {"before_image": before_image, "before_lobs": before_lobs or []}
+    return images | {
         "op": op,
         "owner": owner,
         "table": table,
@@ -155,19 +160,32 @@ class Spool:
 
 
 class TrailSink:
-    """Writes committed transactions to ``trail.jsonl`` in commit order."""
+    """Writes committed transactions to ``trail.jsonl`` in commit order; with ``images``, as the
+    image options shape them (``trail-images.jsonl``: ``update-befores`` and ``full-deletes``): each
+    update's before record (B) ahead of its after record, each delete with its full image."""
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], *, images: bool = False) -> None:
         self._out = out
+        self._images = images
         self.records = 0
         self.transactions = 0
 
+    def _shaped(self, spool: Spool) -> Iterator[dict[str, Any]]:
+        for r in spool:
+            if self._images and "before_image" in r:
+                image = {"columns": r["before_image"], "lob_columns": r["before_lobs"]}
+                if r["op"] == "DELETE":
+                    r = r | image
+                else:
+                    yield r | image | {"before": [], "before_after": "B"}
+            yield r
+
     def commit(self, spool: Spool, *, xid: str, commit_scn: int, commit_time: str) -> None:
-        count = len(spool)
+        count = sum(1 for _ in self._shaped(spool)) if self._images else len(spool)
         if count == 0:
             return
         self.transactions += 1
-        for i, r in enumerate(spool):
+        for i, r in enumerate(self._shaped(spool)):
             io_type, before_after = _KINDS[r["op"]]
             tokens = [] if r["op"] == "DDL" else [("R", r["rowid"])]
             if i == 0:
@@ -179,7 +197,7 @@ class TrailSink:
                 trans_ind=TransInd.of(i, count),
                 io_type=io_type,
                 op=r["op"],
-                before_after=before_after,
+                before_after=r.get("before_after", before_after),
                 owner=r["owner"],
                 table=r["table"],
                 obj=r["obj"],

@@ -19,6 +19,7 @@ memory; ``record_steps=False`` keeps them out of scenario.yaml.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -60,6 +61,7 @@ class GenerationResult:
     records: int
     log_bytes: int
     steps: int
+    trail_images: Path | None = None  # expected/trail-images.jsonl (``generate(images=True)``)
 
 
 def build_dictionary(engine: Engine) -> DictionaryHistory:
@@ -142,19 +144,25 @@ def generate(
     *,
     record_steps: bool = True,
     on_step: Callable[[Engine, int], None] | None = None,
+    images: bool = False,
 ) -> GenerationResult:
     """Run ``scenario`` into the folder ``out`` (created; an existing ``logs/`` and ``expected/``
     there are replaced). ``on_step(engine, n)`` is called after each step (progress, random
-    scenarios steering on the engine's state)."""
+    scenarios steering on the engine's state). ``images``: also write ``expected/trail-images.jsonl``,
+    the trail under the image options ``update-befores`` and ``full-deletes``."""
     folder = Path(out)
     for sub in ("logs", "expected"):
         shutil.rmtree(folder / sub, ignore_errors=True)
     (folder / "expected").mkdir(parents=True, exist_ok=True)
     trail_path = folder / "expected" / "trail.jsonl"
     steps_path = folder / "scenario.steps.tmp"
+    images_path = folder / "expected" / "trail-images.jsonl"
     count = 0
-    with trail_path.open("w", encoding="utf-8") as trail, steps_path.open("w", encoding="utf-8") as steps_out:
-        engine = Engine(scenario, folder, trail)
+    with contextlib.ExitStack() as files:
+        trail = files.enter_context(trail_path.open("w", encoding="utf-8"))
+        steps_out = files.enter_context(steps_path.open("w", encoding="utf-8"))
+        image_trail = files.enter_context(images_path.open("w", encoding="utf-8")) if images else None
+        engine = Engine(scenario, folder, trail, image_trail)
         try:
             for count, step in enumerate(_steps(scenario, engine), 1):
                 _run_step(engine, step, count - 1)
@@ -186,6 +194,7 @@ def generate(
         logs=logs,
         dictionary=dictionary,
         trail=trail_path,
+        trail_images=images_path if images else None,
         tables=tuple(tables),
         transactions=engine.sink.transactions,
         records=engine.sink.records,

@@ -5,8 +5,9 @@ Committed transactions become trail records in the Rust core (``redo_lib._native
 the assemble stage (``batches.assemble_stream``, ``pipeline.assemble_batches``). What stays in Python:
 
 * ``EmitOptions``, the emitter's keywords (``native.Emitter(text, **dataclasses.asdict(options))``),
-  and ``capture_options``, the capture scope (``OWNER`` and ``OWNER.TABLE`` entries, empty = every
-  table of the dictionary) as those options;
+  ``capture_options``, the capture scope (``OWNER`` and ``OWNER.TABLE`` entries, empty = every
+  table of the dictionary) as those options, and ``image_options``, the before images asked for
+  (``update-befores``, ``full-deletes``);
 * ``evolve_dictionary``: DDL (24.1) applied to the dictionary (``dictionary/ddl.py``), each statement
   opening a version from its SCN on. The core calls it back for each DDL it emits (``apply_ddl``);
   the Spark driver runs it over a batch's DDL events before assembly
@@ -38,6 +39,9 @@ class EmitOptions:
 
     emit_unknown: bool = False  # emit objects the dictionary does not know (schemaless)
     full_deletes: bool = False  # deletes carry every column, not only the key (rule 11)
+    # an update's after record is preceded by its before record (B): key and changed columns with
+    # the values the undo and the supplemental data hold (rule 10; GoldenGate's GETUPDATEBEFORES)
+    update_before_images: bool = False
     # the capture scope: a table is captured when its owner is in include_owners or its
     # "OWNER.TABLE" in include_tables (both empty = every table), and not excluded
     include_owners: frozenset[str] = frozenset()
@@ -62,6 +66,24 @@ def capture_options(capture: Iterable[str] | None) -> dict[str, frozenset[str]]:
         else:
             tables.add(f"{parts[0].strip()}.{parts[1].strip()}")
     return {"include_owners": frozenset(owners), "include_tables": frozenset(tables)}
+
+
+#: the image options a pipeline can ask for (``REDOTRAIL_IMAGES``, the manifest's ``images``, the
+#: CLI's ``--images``): entry -> ``EmitOptions`` field
+IMAGE_OPTIONS = {"update-befores": "update_before_images", "full-deletes": "full_deletes"}
+
+
+def image_options(images: Iterable[str] | None) -> dict[str, bool]:
+    """``EmitOptions`` keywords for image entries (``update-befores``, ``full-deletes``); empty or
+    ``None``: GoldenGate's defaults (compressed updates, key-only deletes). Raises ``RedoError`` for
+    another entry."""
+    chosen = {e.strip() for e in images or () if e.strip()}
+    unknown = sorted(chosen - IMAGE_OPTIONS.keys())
+    if unknown:
+        raise RedoError(
+            f"image option {', '.join(map(repr, unknown))} is not one of {', '.join(IMAGE_OPTIONS)}"
+        )
+    return {field: entry in chosen for entry, field in IMAGE_OPTIONS.items()}
 
 
 class DdlChange(Protocol):

@@ -171,6 +171,7 @@ fn random_transactions_never_panic() {
         let mut options = EmitOptions {
             emit_unknown: round.is_multiple_of(3),
             full_deletes: round.is_multiple_of(5),
+            update_before_images: round.is_multiple_of(2),
             apply_ddl: !round.is_multiple_of(7),
             ..Default::default()
         };

@@ -145,13 +145,14 @@ impl Emitter {
 #[pymethods]
 impl Emitter {
     #[new]
-    #[pyo3(signature = (dictionary=None, *, emit_unknown=false, full_deletes=false, include_owners=None, exclude_owners=None, include_tables=None, exclude_tables=None, apply_ddl=true))]
+    #[pyo3(signature = (dictionary=None, *, emit_unknown=false, full_deletes=false, update_before_images=false, include_owners=None, exclude_owners=None, include_tables=None, exclude_tables=None, apply_ddl=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         dictionary: Option<String>,
         emit_unknown: bool,
         full_deletes: bool,
+        update_before_images: bool,
         include_owners: Option<BTreeSet<String>>,
         exclude_owners: Option<BTreeSet<String>>,
         include_tables: Option<BTreeSet<String>>,
@@ -162,6 +163,7 @@ impl Emitter {
         let options = EmitOptions {
             emit_unknown,
             full_deletes,
+            update_before_images,
             include_owners: owners(include_owners, defaults.include_owners),
             exclude_owners: owners(exclude_owners, defaults.exclude_owners),
             include_tables: owners(include_tables, defaults.include_tables),

@@ -248,6 +248,8 @@ class Workload:
     events: tuple[ChangeEvent, ...]  # in redo order
     dictionary: DictionaryHistory
     expected: tuple[dict[str, Any], ...]  # the generator's trail (TrailRecord.to_dict)
+    # the generator's trail under the image options (update-befores, full-deletes)
+    expected_images: tuple[dict[str, Any], ...] = ()
 
 
 @cache
@@ -262,9 +264,18 @@ def generated(key: str, tmp: Path) -> Workload:
         scenario = parse_scenario(lob_scenario(int(key[5:])))
     else:
         scenario = load_scenario(REPO / "include" / "scenarios" / f"{key}.yaml")
-    result = generate(scenario, tmp / key, record_steps=False)
-    expected = tuple(json.loads(line) for line in result.trail.read_text(encoding="utf-8").splitlines())
-    return Workload(tuple(decode(result.logs)), load_dictionary(result.dictionary), expected)
+    result = generate(scenario, tmp / key, record_steps=False, images=True)
+    assert result.trail_images is not None
+
+    def read(path: Path) -> tuple[dict[str, Any], ...]:
+        return tuple(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+
+    return Workload(
+        tuple(decode(result.logs)),
+        load_dictionary(result.dictionary),
+        read(result.trail),
+        read(result.trail_images),
+    )
 
 
 def lob_scenario(seed: int) -> str:

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use super::dictionary::{Dictionary, TableVersion};
 use super::lobs::{parse_lob_locator, LobStore};
-use super::rows::{RowChange, RowChanges, RowOp};
+use super::rows::{RowChange, RowChanges, RowImage, RowOp};
 use super::schema::{LobColumn, Name, Pairs, TrailRecord, TrailSink};
 use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
@@ -41,8 +41,11 @@ pub const MAX_VALUE_ERRORS: usize = 100;
 pub struct EmitOptions {
     /// emit objects the dictionary does not know (schemaless)
     pub emit_unknown: bool,
-    /// deletes carry every column, not only the key (rule 11)
+    /// deletes carry every column, not only the key (rule 11; GoldenGate's NOCOMPRESSDELETES)
     pub full_deletes: bool,
+    /// an update's after record (A) is preceded by its before record (B): the key and changed
+    /// columns with the values the undo and the supplemental data hold (rule 10; GETUPDATEBEFORES)
+    pub update_before_images: bool,
     /// the capture scope: a table is captured when its owner is in `include_owners` or its
     /// `OWNER.TABLE` in `include_tables` (both empty: every table), and not excluded
     pub include_owners: BTreeSet<String>,
@@ -58,6 +61,7 @@ impl Default for EmitOptions {
         EmitOptions {
             emit_unknown: false,
             full_deletes: false,
+            update_before_images: false,
             include_owners: BTreeSet::new(),
             exclude_owners: ["SYS", "SYSTEM", "XDB", "AUDSYS", "LBACSYS", "MDSYS"].map(String::from).into(),
             include_tables: BTreeSet::new(),
@@ -144,6 +148,10 @@ struct Shaped {
     changed: Vec<String>,
     rowid: String,
     lob_columns: Vec<LobColumn>,
+    /// "A", or "B" for a delete and an update's before record
+    before_after: &'static str,
+    /// an update's before record, emitted just ahead of it (`update_before_images`)
+    before_record: Option<Box<Shaped>>,
 }
 
 /// `(obj, op)` counts of the reconciliation.
@@ -326,12 +334,15 @@ impl Emitter {
         let mut index = 0;
         let mut step =
             |this: &mut Emitter, rc: RowChange, ddl: &mut Option<&mut (dyn DdlHandler + 'd)>| -> Result<()> {
-                if let Some(shaped) = this.shape(rc, ddl)? {
-                    if let Some((i, previous)) = pending.take() {
-                        this.record(&head, i, previous, false, out)?;
+                if let Some(mut shaped) = this.shape(rc, ddl)? {
+                    let before = shaped.before_record.take();
+                    for s in before.map(|b| *b).into_iter().chain(std::iter::once(shaped)) {
+                        if let Some((i, previous)) = pending.take() {
+                            this.record(&head, i, previous, false, out)?;
+                        }
+                        pending = Some((index, s));
+                        index += 1;
                     }
-                    pending = Some((index, shaped));
-                    index += 1;
                 }
                 Ok(())
             };
@@ -396,7 +407,7 @@ impl Emitter {
             trans_ind,
             io_type: s.io_type,
             op: s.op,
-            before_after: if s.io_type == DELETE { "B" } else { "A" },
+            before_after: s.before_after,
             owner: s.owner,
             table: s.table,
             obj,
@@ -414,6 +425,11 @@ impl Emitter {
             tokens,
             lob_columns: s.lob_columns,
         };
+        if record.before_after == "B" && record.io_type != DELETE {
+            // an update's before record: the row change is counted once, by its after record
+            self.add("update_before_records", 1);
+            return out.push(&record, head.commit_log);
+        }
         self.count_emitted(&record.owner, &record.table, record.op);
         if record.io_type != DDL {
             // row changes reconcile with the decoded ones; DDL is counted apart
@@ -514,6 +530,8 @@ impl Emitter {
         };
         let mut lob_columns: Vec<LobColumn> = Vec::new();
         let full_deletes = self.options.full_deletes;
+        let update_before_images = self.options.update_before_images;
+        let mut before_image: Option<(Pairs, Vec<LobColumn>)> = None;
         let mut r = Renderer {
             emitter: self,
             columns,
@@ -541,8 +559,19 @@ impl Emitter {
                 (INSERT, "INSERT", cols, Vec::new(), Vec::new())
             }
             RowOp::Delete => {
-                let cols: Pairs = if full_deletes || key_idx.is_empty() {
-                    rc.before.iter().map(|(i, v)| r.render(*i, v.as_deref())).collect()
+                let cols: Pairs = if full_deletes && named {
+                    // every column of the row, as an insert's image: a row does not store its
+                    // trailing NULL columns (redo-format, 11.2 IRP: cc stops at the last non-NULL column), so a column the undo lacks is NULL
+                    columns
+                        .iter()
+                        .filter(|c| !c.hidden || rc.before.contains_key(&((c.segcol_no - 1) as i32)))
+                        .map(|c| (c.segcol_no - 1) as i32)
+                        .collect::<Vec<i32>>()
+                        .into_iter()
+                        .filter_map(|i| r.render_before(i, rc.before.get(&i).and_then(Option::as_deref)))
+                        .collect()
+                } else if full_deletes || key_idx.is_empty() {
+                    rc.before.iter().filter_map(|(i, v)| r.render_before(*i, v.as_deref())).collect()
                 } else {
                     key_idx
                         .iter()
@@ -571,9 +600,20 @@ impl Emitter {
                 } else {
                     Vec::new()
                 };
-                let order =
-                    key_idx.iter().copied().chain(changed.iter().copied().filter(|i| !key_idx.contains(i)));
+                let order: Vec<i32> =
+                    key_idx.iter().copied().chain(changed.iter().copied().filter(|i| !key_idx.contains(i))).collect();
+                // the before record: the same columns, each with the value the redo holds before
+                // the change; a column it does not hold is not in the image (never NULL)
+                before_image = update_before_images.then(|| {
+                    let start = r.lobs.len();
+                    let cols: Pairs = order
+                        .iter()
+                        .filter_map(|i| rc.before.get(i).and_then(|v| r.render_before(*i, v.as_deref())))
+                        .collect();
+                    (cols, r.lobs.drain(start..).collect::<Vec<LobColumn>>())
+                });
                 let cols: Pairs = order
+                    .into_iter()
                     .map(|i| {
                         let value = match rc.after.get(&i) {
                             Some(v) => v.as_deref(),
@@ -593,6 +633,29 @@ impl Emitter {
             return Err(e);
         }
         let key_columns = version.as_ref().map_or_else(Vec::new, |v| v.key_columns.clone());
+        let before_record = before_image.map(|(columns, lob_columns)| {
+            let position = RowChange {
+                before: RowImage::new(),
+                after: RowImage::new(),
+                changed: Vec::new(),
+                ..rc.clone()
+            };
+            Box::new(Shaped {
+                rc: position,
+                owner: table.owner.clone(),
+                table: table.name.clone(),
+                key_columns: key_columns.clone(),
+                io_type,
+                op,
+                columns,
+                before: Vec::new(),
+                changed: changed.clone(),
+                rowid: rowid.clone(),
+                lob_columns,
+                before_after: "B",
+                before_record: None,
+            })
+        });
         Ok(Some(Shaped {
             rc,
             owner: table.owner,
@@ -605,6 +668,8 @@ impl Emitter {
             changed,
             rowid,
             lob_columns,
+            before_after: if io_type == DELETE { "B" } else { "A" },
+            before_record,
         }))
     }
 
@@ -643,6 +708,8 @@ impl Emitter {
             changed: Vec::new(),
             rowid: String::new(),
             lob_columns: Vec::new(),
+            before_after: "A",
+            before_record: None,
         }))
     }
 
@@ -761,6 +828,24 @@ impl Renderer<'_, '_> {
         };
         data.clear();
         out
+    }
+
+    /// A value of a before image (a full delete, an update's before record): as `render`, but an
+    /// out-of-row LOB's old value is not in the redo (only its locator is): such a column is left
+    /// out of the image (not present, never NULL or locator hex) and counted.
+    fn render_before(&mut self, idx: i32, value: Option<&[u8]>) -> Option<(Name, Option<String>)> {
+        let segcol = i64::from(idx) + 1;
+        let lob = self
+            .columns
+            .binary_search_by_key(&segcol, |c| c.segcol_no)
+            .is_ok_and(|i| matches!(self.columns[i].type_code, CLOB | BLOB));
+        if let (true, Some(v)) = (lob, value) {
+            if parse_lob_locator(v).is_ok_and(|l| l.inline.is_none()) {
+                self.emitter.add("lob_before_values_not_in_redo", 1);
+                return None;
+            }
+        }
+        Some(self.render(idx, value))
     }
 
     fn value_error(&mut self, name: &Name, e: &Error, value: &[u8]) -> (Name, Option<String>) {
