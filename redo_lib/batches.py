@@ -85,6 +85,9 @@ class Manifest:
     # the capture scope, "OWNER" / "OWNER.TABLE" entries (None: every table of the dictionary);
     # trail.emit.capture_options turns it into the emitter's options
     capture: tuple[str, ...] | None = None
+    # the image options, "update-befores" / "full-deletes" (None: GoldenGate's defaults);
+    # trail.emit.image_options turns them into the emitter's options
+    images: tuple[str, ...] | None = None
     # the SCN below which the batch has every thread's redo (discovery/plans.py); transactions that
     # commit at or above it are carried to the next batch (held commits, docs/pipeline-contract.md).
     # None: no limit (one thread, or logs given by hand)
@@ -139,10 +142,16 @@ def load_manifest(batch_dir: str | os.PathLike[str]) -> Manifest:
             not isinstance(capture, list) or not all(isinstance(c, str) for c in capture)
         ):
             raise TypeError(f"capture must be a list of OWNER or OWNER.TABLE strings, not {capture!r}")
+        images = doc.get("images")
+        if images is not None and (
+            not isinstance(images, list) or not all(isinstance(i, str) for i in images)
+        ):
+            raise TypeError(f"images must be a list of image options, not {images!r}")
         return Manifest(
             batch_id=doc["batch_id"], logs=logs, dictionary=doc.get("dictionary"),
             previous_batch=doc.get("previous_batch"), carried_in=doc.get("carried_in"),
             capture=tuple(capture) if capture is not None else None,
+            images=tuple(images) if images is not None else None,
             watermark_scn=doc.get("watermark_scn"),
         )  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -143,7 +143,7 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
     """Decode archived logs into trail records (committed transactions, commit order)."""
     # the top layer; keeps `dump`/`stats` start-up lean
     from redo_lib.pipeline import INPUT_KINDS, decode_dumps, decode_logs, input_kind
-    from redo_lib.trail.emit import EmitOptions
+    from redo_lib.trail.emit import EmitOptions, image_options
 
     parser = argparse.ArgumentParser(prog=f"{PROG} decode", description=cmd_decode.__doc__)
     parser.add_argument(
@@ -165,6 +165,13 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
     source.add_argument("--schemaless", action="store_true", help="no dictionary: OBJ_<n>, COL_<n> as hex")
     parser.add_argument("--format", choices=("jsonl", "table"), default="jsonl")
     parser.add_argument("--emit-unknown", action="store_true", help="also emit objects the dictionary lacks")
+    parser.add_argument(
+        "--images",
+        metavar="OPTS",
+        default="",
+        help="update-befores (a before record ahead of each update's), full-deletes (every column); "
+        "comma-separated (default: GoldenGate's compressed images)",
+    )
     parser.add_argument("--skip-corrupt", action="store_true", help="count damaged ranges and go on")
     parser.add_argument("--summary", action="store_true", help="print the decode summary (JSON) to stderr")
     parser.add_argument("--progress", action="store_true", help="progress on stderr even when not a tty")
@@ -183,7 +190,7 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
         result = (decode_dumps if kind == "dump" else decode_logs)(
             args.logs,
             None if args.schemaless else args.dictionary,
-            options=EmitOptions(emit_unknown=args.emit_unknown),
+            options=EmitOptions(emit_unknown=args.emit_unknown, **image_options(args.images.split(","))),
             policy=ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE,
         )
     if args.format == "jsonl":

@@ -333,6 +333,8 @@ def reconcile(
         # LOB values in row / out of row, pieces, and what could not be resolved or attached (counted,
         # never dropped silently: docs/lobs.md)
         "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")},
+        # the before records of updates (image option update-befores): no row changes of their own
+        "images": {"update_before_records": emitter.counters.get("update_before_records", 0)},
         "issues": {
             k: v
             for k, v in sorted(table.counters.items())

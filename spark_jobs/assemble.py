@@ -42,7 +42,7 @@ from redo_lib.batches import (
 )
 from redo_lib.errors import AssemblyError, Position
 from redo_lib.exchange import carried_rows, kind_rows, pack, range_bounds
-from redo_lib.trail.emit import capture_options
+from redo_lib.trail.emit import capture_options, image_options
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
 REDO_ORDER = ("scn", "subscn", "thread", "seq", "block", "offset", "vector")
@@ -180,7 +180,12 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         bounds=tuple(range_bounds((s for u in units for s in u["scn_samples"]), tasks)),
         dictionary=dictionary,
         # the manifest's capture scope (docs/operations.md): the same for every task
-        options={"emit_unknown": args.emit_unknown, "apply_ddl": False, **capture_options(manifest.capture)},
+        options={
+            "emit_unknown": args.emit_unknown,
+            "apply_ddl": False,
+            **capture_options(manifest.capture),
+            **image_options(manifest.images),
+        },  # fmt: skip
         # one incarnation per batch (the planner never mixes them): names every commit's log
         resetlogs_id=manifest.logs[0].resetlogs_id if manifest.logs else None,
         # RAC: transactions committing at or above the watermark wait for the next batch, which has

@@ -38,6 +38,7 @@ from redo_lib.pipeline import scope_report
 from redo_lib.reports.assets import localize_site
 from redo_lib.reports.history import link_data_docs
 from redo_lib.storage.s3 import upload_file
+from redo_lib.trail.emit import image_options
 from spark_jobs.common import (
     ROOT,
     BatchDir,
@@ -229,7 +230,16 @@ def suite_parameters(
         "ddl_tables": ddl_tables,
         "ddl_problems": render_ddl_problems(counts),
         "scope_note": scope_note(scope_report(counts)).replace("$", ""),
+        # the image options the batch asked for (manifest images: rules 10, 11), as SQL booleans
+        **{name: str(on).lower() for name, on in _image_flags(manifest).items()},
+        "lob_before_omitted": int((counts.get("lobs") or {}).get("lob_before_values_not_in_redo") or 0),
     }
+
+
+def _image_flags(manifest: dict[str, Any]) -> dict[str, bool]:
+    """``update_befores`` / ``full_deletes``: what the manifest's ``images`` asked the assembly for."""
+    options = image_options(manifest.get("images"))
+    return {"update_befores": options["update_before_images"], "full_deletes": options["full_deletes"]}
 
 
 def load_suite(path: Path = SUITE_FILE) -> dict[str, Any]:

@@ -87,12 +87,21 @@ EXPECTATIONS = [
                "is older or newer than the redo, re-export it (include/sql/export_dictionary.sql) at an SCN "
                "before the batch, point REDOTRAIL_DICTIONARY at it, then re-run the batch"},
     {"name": "operation_types", "rule": 9,
-     "title": "IOType, BeforeAfter and operation agree (5/A insert, 15/A update, 115/A PK update, 3/B delete)",
+     "title": "IOType, BeforeAfter and operation agree (5/A insert, 15/A|B update, 115/A|B PK update, "
+              "3/B delete)",
      "sql": "operation_types"},
     {"name": "before_after_values", "rule": 10,
      "title": "BeforeAfter is A or B",
      "expectation": "ExpectColumnValuesToBeInSet",
      "kwargs": {"column": "before_after", "value_set": ["A", "B"]}},
+    {"name": "before_images", "rule": 10,
+     "title": "An update's before record (B) just precedes its after record (A); every update has one "
+              "with the image option update-befores, none without it",
+     "sql": "before_images"},
+    {"name": "full_deletes", "rule": 11,
+     "title": "With the image option full-deletes, a delete carries every column of its table (an "
+              "out-of-row LOB's old value, not in the redo, aside: counted)",
+     "sql": "full_deletes"},
     {"name": "inserts_complete", "rule": 11,
      "title": "An insert carries every column of its table",
      "sql": "inserts_complete"},

@@ -51,7 +51,11 @@ class PlanResult:
 
 
 def build_manifest(
-    batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None, capture: Sequence[str] = ()
+    batch: BatchEntry,
+    logs: Sequence[LogEntry],
+    dictionary: str | None,
+    capture: Sequence[str] = (),
+    images: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The batch's ``manifest.json`` (docs/pipeline-contract.md), logs by (thread, sequence).
 
@@ -76,6 +80,7 @@ def build_manifest(
         ],
         "dictionary": dictionary,
         "capture": list(capture) or None,  # OWNER / OWNER.TABLE entries; null = every dictionary table
+        "images": list(images) or None,  # update-befores / full-deletes; null = GoldenGate's defaults
         "previous_batch": batch.previous_batch,
         "carried_in": batch.carried_in,
         # transactions committing at or above it wait for the next batch (docs/pipeline-contract.md)
@@ -85,11 +90,11 @@ def build_manifest(
 
 def write_manifest(
     batch: BatchEntry, logs: Sequence[LogEntry], dictionary: str | None, client: Any = None,
-    capture: Sequence[str] = (),
+    capture: Sequence[str] = (), images: Sequence[str] = (),
 ) -> str:  # fmt: skip
     """Write ``<batch dir>/manifest.json``; returns its location."""
     location = join_location(batch.batch_dir, "manifest.json")
-    manifest = build_manifest(batch, logs, dictionary, capture)
+    manifest = build_manifest(batch, logs, dictionary, capture, images)
     write_text(location, json.dumps(manifest, indent=2) + "\n", client)
     return location
 
@@ -115,7 +120,7 @@ def _new_batch(
 
 def plan_batches(
     catalog: LogCatalog, *, work_dir: str, dictionary: str | None = None, max_logs: int = 8,
-    max_batches: int = 1, client: Any = None, capture: Sequence[str] = (),
+    max_batches: int = 1, client: Any = None, capture: Sequence[str] = (), images: Sequence[str] = (),
 ) -> PlanResult:  # fmt: skip
     """Plan up to ``max_batches`` scheduled batches of at most ``max_logs`` logs each."""
     planned: list[BatchEntry] = []
@@ -130,7 +135,7 @@ def plan_batches(
                 catalog, sel.logs, sel.resetlogs_id, sel.previous, carries=sel.carries,
                 kind=BatchKind.SCHEDULED, work_dir=work_dir, watermark=sel.watermark_scn,
             )  # fmt: skip
-            write_manifest(batch, sel.logs, dictionary, client, capture)  # a failure rolls back
+            write_manifest(batch, sel.logs, dictionary, client, capture, images)  # a failure rolls back
             batch = catalog.put_batch(batch, sel.logs)
         planned.append(batch)
     return PlanResult(batches=tuple(planned), gaps=sel.gaps, waiting=sel.waiting)
@@ -139,7 +144,7 @@ def plan_batches(
 def plan_backfill(
     catalog: LogCatalog, threads: Sequence[int], first_seq: int | Mapping[int, int], last_seq: int | Mapping[int, int],
     *, work_dir: str, dictionary: str | None = None, resetlogs_id: int | None = None, client: Any = None,
-    capture: Sequence[str] = (),
+    capture: Sequence[str] = (), images: Sequence[str] = (),
 ) -> BatchEntry:  # fmt: skip
     """A batch of exactly ``first_seq..last_seq`` of each thread (ints apply to every thread), whose
     previous batch is the one that ended just before ``first_seq``. The same range again re-runs it."""
@@ -152,28 +157,28 @@ def plan_backfill(
         rid, logs, previous = select_range(catalog.logs(), batches, ranges, resetlogs_id)
         same = next((b for b in batches if b.resetlogs_id == rid and dict(b.ranges) == ranges), None)
         if same is not None:
-            write_manifest(same, logs, dictionary, client, capture)  # a failure rolls back
+            write_manifest(same, logs, dictionary, client, capture, images)  # a failure rolls back
             batch = catalog.put_batch(dataclasses.replace(same, status=BatchStatus.PLANNED, message=None))
         else:
             new = _new_batch(
                 catalog, logs, rid, previous, carries=True, kind=BatchKind.BACKFILL, work_dir=work_dir,
                 watermark=range_watermark(logs),
             )  # fmt: skip
-            write_manifest(new, logs, dictionary, client, capture)
+            write_manifest(new, logs, dictionary, client, capture, images)
             batch = catalog.put_batch(new, logs)
     return batch
 
 
 def rerun_batch(
     catalog: LogCatalog, batch_id: str, *, dictionary: str | None = None, client: Any = None,
-    capture: Sequence[str] = (),
+    capture: Sequence[str] = (), images: Sequence[str] = (),
 ) -> BatchEntry:  # fmt: skip
     """Set a batch back to ``planned`` and rewrite its manifest (same logs, same previous batch)."""
     with catalog.transaction():
         batch = catalog.get_batch(batch_id)
         if batch is None:
             raise LogSetError(f"no batch {batch_id!r} in the log catalog")
-        write_manifest(batch, catalog.batch_logs(batch_id), dictionary, client, capture)
+        write_manifest(batch, catalog.batch_logs(batch_id), dictionary, client, capture, images)
         return catalog.set_batch_status(batch_id, BatchStatus.PLANNED)
 
 

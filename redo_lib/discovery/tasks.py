@@ -18,7 +18,7 @@ from redo_lib.discovery.objects import discover
 from redo_lib.errors import LogSetError, RedoError
 from redo_lib.status import warn_threshold
 from redo_lib.storage.catalog import BatchKind, BatchStatus, LogCatalog, join_location
-from redo_lib.trail.emit import capture_options
+from redo_lib.trail.emit import capture_options, image_options
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,6 +38,9 @@ class Settings:
     max_batches_per_run: int = 4
     spark_defaults: str = ""
     capture: tuple[str, ...] = ()  # REDOTRAIL_CAPTURE: OWNER / OWNER.TABLE entries; () = every table
+    # REDOTRAIL_IMAGES: update-befores / full-deletes (trail contract rules 10, 11); () = GoldenGate's
+    # defaults (compressed updates without before records, deletes with their key)
+    images: tuple[str, ...] = ()
     dbid: int | None = None  # the source database; learned from the first logs when None
     warn_long_trans_s: float = 3600.0  # REDOTRAIL_WARN_LONG_TRANS: long-running transaction warning
 
@@ -57,6 +60,8 @@ class Settings:
             raise RedoError(f"REDOTRAIL_DBID must be a DBID (a non-negative integer), not {dbid!r}")
         capture = tuple(e.strip() for e in (env.get("REDOTRAIL_CAPTURE") or "").split(",") if e.strip())
         capture_options(capture)  # raises RedoError for an entry that is not OWNER or OWNER.TABLE
+        images = tuple(e.strip() for e in (env.get("REDOTRAIL_IMAGES") or "").split(",") if e.strip())
+        image_options(images)  # raises RedoError for an entry that is not an image option
         return cls(
             archive_url=env.get("REDOTRAIL_ARCHIVE_URL") or "s3://redo-archive/archive/",
             work_dir=env.get("REDOTRAIL_WORK_DIR") or str(data / "work"),
@@ -69,6 +74,7 @@ class Settings:
             spark_defaults=env.get("REDOTRAIL_SPARK_DEFAULTS")
             or str(REPO / "include/spark/spark-defaults.conf"),
             capture=capture,
+            images=images,
             dbid=int(dbid) if dbid is not None else None,
             warn_long_trans_s=warn_threshold(env),
         )
@@ -88,7 +94,7 @@ def plan_pending(settings: Settings, client: Any = None) -> list[str]:
         result = plan_batches(
             catalog, work_dir=settings.work_dir, dictionary=settings.dictionary,
             max_logs=settings.max_logs_per_batch, max_batches=settings.max_batches_per_run, client=client,
-            capture=settings.capture,
+            capture=settings.capture, images=settings.images,
         )  # fmt: skip
         pending = [b.batch_id for b in catalog.batches(status=BatchStatus.PLANNED, kind=BatchKind.SCHEDULED)]
     if result.gaps and not pending:
@@ -107,13 +113,14 @@ def resolve_batch(
     with LogCatalog(settings.catalog_db) as catalog:
         if batch_id:
             batch = rerun_batch(
-                catalog, batch_id, dictionary=settings.dictionary, client=client, capture=settings.capture
-            )
+                catalog, batch_id, dictionary=settings.dictionary, client=client, capture=settings.capture,
+                images=settings.images,
+            )  # fmt: skip
         elif seq_from is not None and seq_to is not None:
             batch = plan_backfill(
                 catalog, list(threads or [1]), seq_from, seq_to,
                 work_dir=settings.work_dir, dictionary=settings.dictionary, client=client,
-                capture=settings.capture,
+                capture=settings.capture, images=settings.images,
             )  # fmt: skip
         else:
             raise RedoError("give batch_id, or both seq_from and seq_to (and threads, default [1])")

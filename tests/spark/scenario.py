@@ -51,6 +51,7 @@ class Batch:
     previous: str | None = None
     rolled_back_xids: list[str] = field(default_factory=list)
     cancelled: dict[str, dict[str, int]] = field(default_factory=dict)
+    images: list[str] | None = None  # the manifest's image options
 
 
 def ins(table: str, *values: str | None) -> Change:
@@ -120,7 +121,7 @@ def write_batch(root: Path, batch: Batch, trail: list[TrailRecord] | None = None
     trail = records(batch.txns) if trail is None else trail
     pq.write_table(to_arrow(trail, batch_id=batch.batch_id), folder / "trail" / "part-00000.parquet")
     manifest = {"batch_id": batch.batch_id, "logs": [], "dictionary": None,
-                "previous_batch": batch.previous, "carried_in": None}  # fmt: skip
+                "previous_batch": batch.previous, "carried_in": None, "images": batch.images}  # fmt: skip
     (folder / "manifest.json").write_text(json.dumps(manifest))
     (folder / "counts.json").write_text(json.dumps(counts if counts is not None else counts_of(batch, trail)))
     return folder

@@ -48,8 +48,9 @@ def lobs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _publish_batches(
-    spark: Any, scenario: Path, tmp_path: Path, fmt: str, cuts: list[int], assemble_args: list[str]
-) -> Tables:
+    spark: Any, scenario: Path, tmp_path: Path, fmt: str, cuts: list[int], assemble_args: list[str],
+    images: tuple[str, ...] | None = None,
+) -> Tables:  # fmt: skip
     """decode -> assemble -> validate -> publish, one batch per slice of the logs (``cuts``: the
     index where each batch after the first starts), carrying open transactions. RAC logs are taken
     by sequence, then thread (the generator switches both threads together: log k of each thread
@@ -82,7 +83,8 @@ def _publish_batches(
         cover |= {e.thread: e.next_scn for e in entries[:end]}  # entries are in sequence order
         watermark = min(cover.values()) if end < len(entries) else None
         write_manifest(folder, Manifest(batch_id=batch_id, logs=tuple(logs), dictionary=str(scenario / "dictionary.json"),
-                                        previous_batch=previous, carried_in=carried, watermark_scn=watermark))  # fmt: skip
+                                        previous_batch=previous, carried_in=carried, watermark_scn=watermark,
+                                        images=images))  # fmt: skip
         args = ["--batch-dir", str(folder)]
         assert decode.main(args, spark=spark) == 0
         assert assemble.main([*args, *assemble_args], spark=spark) == 0
@@ -219,6 +221,45 @@ def test_lob_scenario_publishes_byte_exact_values(spark: Any, lobs: Path, tmp_pa
         assert [(c["column"], c["bytes"], c["pieces"]) for c in got["lob_columns"] or ()] == [
             (c["column"], c["bytes"], c["pieces"]) for c in want.get("lob_columns", ())
         ]
+
+
+def test_image_options_flow_to_the_changelog_and_are_validated(spark: Any, tmp_path: Path) -> None:
+    """The lobs scenario with the image options in the manifest (update-befores, full-deletes): the
+    changelog holds the generator's image trail (each update's before row just
+    ahead of its after row, full deletes), the mirrors the final tables (before rows are not
+    applied; a delete's out-of-row LOB, whose old value the redo lacks, is left out and counted).
+    Validated again with a manifest that asks for no before images, the batch fails rule
+    10 naming the before records."""
+    from redo_lib.synth import generate, load_scenario
+
+    keys = tmp_path / "lobs"
+    result = generate(load_scenario(REPO / "include" / "scenarios" / "lobs.yaml"), keys, images=True)
+    assert result.trail_images is not None
+    images = ("update-befores", "full-deletes")
+    cuts = [1] if len(result.logs) > 1 else []
+    tables = _publish_batches(spark, keys, tmp_path / "run", "iceberg", cuts, [], images=images)
+    changelog = _assert_final_state(keys, tables)
+    want = [json.loads(line) for line in result.trail_images.read_text().splitlines()]
+    assert any(r["before_after"] == "B" and r["op"] != "DELETE" for r in want)
+    assert [(r["xid"], r["op"], r["before_after"], r["rowid"]) for r in changelog] == [
+        (r["xid"], r["op"], r["before_after"], r["rowid"]) for r in want
+    ]
+    for got, expected in zip(changelog, want, strict=True):
+        assert {c["name"]: c["value"] for c in got["columns"]} == expected["columns"]
+    folder = next(p for p in sorted((tmp_path / "run").iterdir()) if (p / "manifest.json").exists())
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps(manifest | {"images": None}))
+    assert validate.main(["--batch-dir", str(folder)], spark=spark) != 0
+    summary = json.loads((folder / "report" / "summary.json").read_text())
+    assert [f["name"] for f in summary["failed"]] == ["before_images"]
+    (failed,) = [r for r in summary["rules"] if not r["success"]]
+    assert {row["problem"] for row in failed["sample_rows"]} == {
+        "before record of an update, though the batch asks for none"
+    }
+    deletes = [r for r in changelog if r["op"] == "DELETE"]
+    assert deletes and all(len(r["columns"]) > len(r["key_columns"]) for r in deletes)
+    counts = json.loads((next((tmp_path / "run").glob("b-*")) / "counts.json").read_text())
+    assert counts["lobs"]["lob_before_values_not_in_redo"] >= 1
 
 
 def test_long_transaction_over_three_batches_equals_the_single_process_decode(

@@ -159,6 +159,18 @@ def _lob_unresolved() -> tuple[Batch, list[Any], dict[str, Any]]:
     return batch, trail, counts
 
 
+def _update_without_before() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = replace(batch_one(), images=["update-befores"])  # asked for, but the trail has none
+    trail = records(batch.txns)
+    return batch, trail, counts_of(batch, trail)
+
+
+def _delete_not_full() -> tuple[Batch, list[Any], dict[str, Any]]:
+    batch = replace(batch_one(), images=["full-deletes"])  # asked for, but the delete has its key only
+    trail = records(batch.txns)
+    return batch, trail, counts_of(batch, trail)
+
+
 Case = Callable[[], tuple[Batch, list[Any], dict[str, Any]]]
 
 
@@ -175,6 +187,10 @@ Case = Callable[[], tuple[Batch, list[Any], dict[str, Any]]]
         pytest.param(_counts_disagree, "reconcile", 2, 1, {"xid": None}, id="counts-disagree"),
         pytest.param(_lob_not_in_image, "lobs_complete", 17, 1, {"xid": "4.11.854", "trail_seq": 0}, id="lob-not-in-image"),
         pytest.param(_lob_unresolved, "lobs_complete", 17, 1, {"xid": None}, id="lob-unresolved"),
+        pytest.param(_update_without_before, "before_images", 10, 2, {"xid": "5.2.100", "trail_seq": 3},
+                     id="update-without-before"),
+        pytest.param(_delete_not_full, "full_deletes", 11, 1, {"xid": "6.1.7", "trail_seq": 5},
+                     id="delete-not-full"),
     ],
 )  # fmt: skip
 def test_a_broken_trail_fails_names_its_rule_and_publishes_nothing(

@@ -6,7 +6,8 @@ WITH actual AS (
          CASE op WHEN 'PK_UPDATE' THEN 'UPDATE' ELSE op END AS op,
          count(*) AS records
   FROM {batch}
-  WHERE op != 'DDL'  -- DDL is no row change: checked by ddl_records
+  -- DDL is no row change (checked by ddl_records); an update's before record is not one either
+  WHERE op != 'DDL' AND (before_after = 'A' OR op = 'DELETE')
   GROUP BY 1, 2
 ),
 claimed AS ($counts),

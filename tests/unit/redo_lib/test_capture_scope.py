@@ -22,7 +22,7 @@ from redo_lib.errors import RedoError
 from redo_lib.pipeline import DecodeResult, balance, decode_logs, scope_report
 from redo_lib.storage.catalog import BatchEntry
 from redo_lib.synth import GenerationResult, generate, parse_scenario
-from redo_lib.trail.emit import EmitOptions, capture_options
+from redo_lib.trail.emit import EmitOptions, capture_options, image_options
 
 SCENARIO = """
 name: capture_scope
@@ -206,3 +206,22 @@ def test_capture_comes_from_the_environment_and_reaches_the_manifest(tmp_path: P
     assert load_manifest(tmp_path).capture == ("HR",)
     (tmp_path / "manifest.json").write_text(json.dumps({"batch_id": "b", "logs": []}))
     assert load_manifest(tmp_path).capture is None
+
+
+def test_image_options_come_from_the_environment_and_reach_the_manifest(tmp_path: Path) -> None:
+    settings = Settings.from_env({"REDOTRAIL_IMAGES": "update-befores, full-deletes"})
+    assert settings.images == ("update-befores", "full-deletes")
+    assert Settings.from_env({}).images == ()
+    assert image_options(settings.images) == {"update_before_images": True, "full_deletes": True}
+    assert image_options(None) == {"update_before_images": False, "full_deletes": False}
+    with pytest.raises(RedoError, match="image option 'befores' is not one of"):
+        Settings.from_env({"REDOTRAIL_IMAGES": "befores"})
+    batch = BatchEntry(batch_id="b", resetlogs_id=1, ranges={1: (1, 1)}, batch_dir=str(tmp_path))
+    assert build_manifest(batch, [], None, (), settings.images)["images"] == [
+        "update-befores",
+        "full-deletes",
+    ]
+    (tmp_path / "manifest.json").write_text(
+        json.dumps({"batch_id": "b", "logs": [], "images": ["full-deletes"]})
+    )
+    assert load_manifest(tmp_path).images == ("full-deletes",)

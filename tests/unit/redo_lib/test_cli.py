@@ -113,3 +113,25 @@ def test_decode_refuses_a_batch_of_logs_and_dumps_mixed(capsys: pytest.CaptureFi
         COMMANDS["decode"](["--schemaless", str(_need(LOG15)), str(_need(DUMP16))])
     assert exit_.value.code == 2
     assert "mix archived logs and logfile dumps" in capsys.readouterr().err
+
+
+def test_decode_images_option_gives_the_generators_image_trail(tmp_path: Path) -> None:
+    """`decode --images update-befores,full-deletes` on generated logs: the trail the generator
+    derived from the SQL under those options (before records, full deletes)."""
+    from redo_lib.synth import generate, load_scenario
+
+    result = generate(
+        load_scenario(REPO / "include" / "scenarios" / "keys.yaml"), tmp_path / "g", images=True
+    )
+    assert result.trail_images is not None
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--dictionary", str(result.dictionary), "--images", "update-befores,full-deletes"]
+    assert COMMANDS["decode"]([*argv, *map(str, result.logs)], out, err) == 0
+    got = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert got == [json.loads(line) for line in result.trail_images.read_text().splitlines()]
+    assert any(r["before_after"] == "B" and r["op"] == "UPDATE" for r in got)
+
+
+def test_decode_refuses_an_unknown_image_option(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--schemaless", "--images", "before", str(_need(LOG15))]) == 1
+    assert "image option 'before' is not one of update-befores, full-deletes" in capsys.readouterr().err

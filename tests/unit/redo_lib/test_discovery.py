@@ -432,7 +432,7 @@ def test_planned_batches_write_the_contract_manifest(catalog: LogCatalog, tmp_pa
     first = json.loads((tmp_path / "work/batches/b-000015-000016/manifest.json").read_text())
     second = json.loads((tmp_path / "work/batches/b-000017-000017/manifest.json").read_text())
     assert list(first) == [
-        "batch_id", "publication", "logs", "dictionary", "capture", "previous_batch", "carried_in",
+        "batch_id", "publication", "logs", "dictionary", "capture", "images", "previous_batch", "carried_in",
         "watermark_scn",
     ]  # fmt: skip
     assert (first["watermark_scn"], second["watermark_scn"]) == (1700, 1800)  # next SCN of 16 and 17
@@ -444,6 +444,7 @@ def test_planned_batches_write_the_contract_manifest(catalog: LogCatalog, tmp_pa
     again = json.loads((tmp_path / "work/batches/b-000015-000016/manifest.json").read_text())
     assert again["publication"] != first["publication"] and again["logs"] == first["logs"]
     assert first["capture"] is None  # REDOTRAIL_CAPTURE unset: every table of the dictionary
+    assert first["images"] is None  # REDOTRAIL_IMAGES unset: GoldenGate's default images
     assert first["logs"][0] == {
         "thread": 1, "sequence": 15, "resetlogs_id": RID, "size": 1024,
         "location": f"s3://arch/archive/1_15_{RID}.arc", "etag": f"etag-1-15-{RID}", "first_scn": 1500, "next_scn": 1600,
