@@ -93,8 +93,7 @@ def test_buckets_keep_redo_order_and_every_event(tmp_path: Path) -> None:
         writer.write(batch)
     groups = writer.close()
     assert pq.ParquetFile(path).metadata.num_row_groups > 8  # the small buffer made many groups
-    unit = {"file": str(path), "thread": 1, "sequence": 1, "first_block": 2,
-            "groups": {str(b): g for b, g in groups.items()}}  # fmt: skip
+    unit = _unit(path, groups)
     seen = []
     for bucket in range(4):
         got = _positions(bucket_events([unit], [bucket]))
@@ -105,14 +104,19 @@ def test_buckets_keep_redo_order_and_every_event(tmp_path: Path) -> None:
     assert sorted(seen) == sorted((1, r["block"], r["offset"]) for r in rows)
 
 
+def _unit(path: Path, groups: dict[int, Any]) -> dict[str, Any]:
+    """The decode result of one unit of thread 1, sequence 1 that wrote ``path`` (its bucket groups)."""
+    return {"file": str(path), "thread": 1, "sequence": 1, "first_block": 2,
+            "groups": {str(b): g for b, g in groups.items()}}  # fmt: skip
+
+
 def test_lob_slots_leave_their_buckets_for_one_task_in_redo_order(tmp_path: Path) -> None:
     rng = random.Random(9)
     rows = _redo(1, 800, rng, slots=20)
     path = tmp_path / "unit.parquet"
     writer = BucketWriter(path, events_schema(), 3, group_rows=50)
     writer.write(_events(rows))
-    unit = {"file": str(path), "thread": 1, "sequence": 1, "first_block": 2,
-            "groups": {str(b): g for b, g in writer.close().items()}}  # fmt: skip
+    unit = _unit(path, writer.close())
     lobs = sorted(slot_keys([1, 2], [3, 4]).tolist())
     is_lob = {(1, 3), (2, 4)}
     assert _positions(bucket_events([unit], None, lobs)) == [
