@@ -544,12 +544,7 @@ impl Emitter {
         let (io_type, op, cols, before, changed) = match rc.op {
             RowOp::Insert => {
                 let cols: Pairs = if named {
-                    // columns are in ascending segcol# order: `sorted(names)`
-                    columns
-                        .iter()
-                        .filter(|c| !c.hidden || rc.after.contains_key(&((c.segcol_no - 1) as i32)))
-                        .map(|c| (c.segcol_no - 1) as i32)
-                        .collect::<Vec<i32>>()
+                    row_columns(columns, &rc.after)
                         .into_iter()
                         .map(|i| r.render(i, rc.after.get(&i).and_then(Option::as_deref)))
                         .collect()
@@ -560,13 +555,10 @@ impl Emitter {
             }
             RowOp::Delete => {
                 let cols: Pairs = if full_deletes && named {
-                    // every column of the row, as an insert's image: a row does not store its
-                    // trailing NULL columns (redo-format, 11.2 IRP: cc stops at the last non-NULL column), so a column the undo lacks is NULL
-                    columns
-                        .iter()
-                        .filter(|c| !c.hidden || rc.before.contains_key(&((c.segcol_no - 1) as i32)))
-                        .map(|c| (c.segcol_no - 1) as i32)
-                        .collect::<Vec<i32>>()
+                    // every column of the row, as an insert's image: a row does not store its trailing
+                    // NULL columns (redo-format, 11.2 IRP: cc stops at the last non-NULL column), so
+                    // a column the undo lacks is NULL
+                    row_columns(columns, &rc.before)
                         .into_iter()
                         .filter_map(|i| r.render_before(i, rc.before.get(&i).and_then(Option::as_deref)))
                         .collect()
@@ -600,8 +592,11 @@ impl Emitter {
                 } else {
                     Vec::new()
                 };
-                let order: Vec<i32> =
-                    key_idx.iter().copied().chain(changed.iter().copied().filter(|i| !key_idx.contains(i))).collect();
+                let order: Vec<i32> = key_idx
+                    .iter()
+                    .copied()
+                    .chain(changed.iter().copied().filter(|i| !key_idx.contains(i)))
+                    .collect();
                 // the before record: the same columns, each with the value the redo holds before
                 // the change; a column it does not hold is not in the image (never NULL)
                 before_image = update_before_images.then(|| {
@@ -761,6 +756,16 @@ impl Emitter {
             self.counters.get("unknown_unclassified_changes").copied().unwrap_or(0),
         )
     }
+}
+
+/// The column indexes of a whole row's image, in ascending segcol# order (Python's
+/// `sorted(names)`): every column of the table but hidden ones the image does not hold.
+fn row_columns(columns: &[super::dictionary::ColumnDef], image: &RowImage) -> Vec<i32> {
+    columns
+        .iter()
+        .filter(|c| !c.hidden || image.contains_key(&((c.segcol_no - 1) as i32)))
+        .map(|c| (c.segcol_no - 1) as i32)
+        .collect()
 }
 
 struct Head<'a> {
