@@ -340,22 +340,30 @@ def assemble_partition(
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     resetlogs_id: int | None = None,
     hold_from: int | None = None,
+    lobs_in: Iterable[str] = (),
 ) -> Iterator[dict[str, Any]]:
     """:func:`assemble_stream` over one partition's event rows (whole (usn, slot) groups, in redo
     order, carried-in events first) in one process, over a local batch folder (tests, tools): yields
     the trail rows with their commit-order key (``order_key``).
 
     Side outputs, named by the partition index: ``open/part-<index>.parquet`` (the open transactions
-    carried out) and ``counts/part-<index>.json`` (this partition's reconciliation counts)."""
+    carried out), ``lobs/part-<index>.parquet`` (the LOB pages carried out, when there are any:
+    ``lob_carry``; ``lobs_in``: the previous batch's files) and ``counts/part-<index>.json`` (this
+    partition's reconciliation counts)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from redo_lib.lob_carry import LOBS, LobPagesWriter, part_name
 
     open_batches: list[Any] = []
     counts: dict[str, Any] = {}
     events = rows_to_arrow(rows, events_schema().append(pa.field("carried", pa.bool_())))
     stream = assemble_stream(
-        events, dictionary, options, resetlogs_id=resetlogs_id, memory_limit=memory_limit, hold_from=hold_from
-    )
+        events, dictionary, options, resetlogs_id=resetlogs_id, memory_limit=memory_limit, hold_from=hold_from,
+        lobs_in=lobs_in,
+    )  # fmt: skip
+    lobs_path = Path(batch_dir) / LOBS / part_name(index)
+    lobs = LobPagesWriter(lambda: lobs_path.parent.mkdir(parents=True, exist_ok=True) or lobs_path)
     for kind, out in stream:
         if kind == "trail":
             for row in out.to_pylist():
@@ -364,8 +372,11 @@ def assemble_partition(
                 yield row
         elif kind == "open":
             open_batches.append(out)
+        elif kind == "lobs":
+            lobs.write(out)
         else:
             counts = out
+    lobs.close()
     open_dir = Path(batch_dir) / "open"
     open_dir.mkdir(parents=True, exist_ok=True)
     schema = events_schema()
@@ -407,22 +418,27 @@ def assemble_stream(
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     chunk: int = 8192,
     hold_from: int | None = None,
+    lobs_in: Iterable[str] = (),
 ) -> Iterator[tuple[str, Any]]:
     """Transaction assembly in the Rust core (``native.Assembler``: its transaction table and
     emitter) over event record batches (whole (usn, slot) groups in redo order, a ``carried`` column
     marking the events carried in): yields ``("trail", batch)`` (``staged_trail_schema()``: trail rows
     with their commit-order key, at most ``chunk`` each, as each commit is met), then ``("open",
     batch)`` (``events_schema()``: the events of the transactions left open, in begin order), then
-    ``("counts", doc)`` (the reconciliation counts). No row passes through Python objects.
+    ``("lobs", batch)`` (the LOB pages carried out, ``lob_carry``; ``lobs_in``: the previous
+    batch's files, read into the LOB store first), then ``("counts", doc)`` (the reconciliation
+    counts). No row passes through Python objects.
     ``hold_from``: the batch's watermark SCN (transactions committing at or above it are carried
     out, not emitted)."""
     import pyarrow as pa
 
+    from redo_lib.lob_carry import carried_lobs, read_carried_lobs
     from redo_lib.native import native
 
     table = native.TransactionTable(memory_limit=memory_limit, hold_from=hold_from)
     emit_options = asdict(EmitOptions(**(options or {})))
     emitter = native.Emitter(dictionary_json(dictionary), **emit_options)
+    read_carried_lobs(emitter, lobs_in)
     stage = native.Assembler(table, emitter, resetlogs_id=resetlogs_id, chunk=chunk)
     for batch in batches:
         stage.feed(batch)
@@ -432,6 +448,8 @@ def assemble_stream(
     names = events_schema().names
     for carried in stage:
         yield "open", pa.record_batch(carried).select(names)
+    for pages in carried_lobs(emitter):
+        yield "lobs", pages
     counts = stage_counts(stage, table, emitter)
     counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
     # what each open transaction holds, for the operators (python -m redo_lib status); partitions hold
@@ -457,8 +475,9 @@ class AssemblePlan:
     """What every task of a batch's assembly gets (picklable): where the decode units put their
     events (:func:`decode_unit`'s results) in how many buckets, which buckets each task assembles
     (``task_buckets``, ``exchange.pack``), the LOB slots (int64 keys, ``exchange.slot_keys``: all of
-    them go to one more task, the last), the carried-in files, the commit-SCN bounds of the trail's
-    ranges, and the assembly's settings."""
+    them go to one more task, the last, which also reads the LOB pages carried in:
+    ``carried_lobs``), the carried-in files, the commit-SCN bounds of the trail's ranges, and the
+    assembly's settings."""
 
     batch_dir: str
     batch_id: str
@@ -473,10 +492,13 @@ class AssemblePlan:
     resetlogs_id: int | None = None
     hold_from: int | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
+    # the previous batch's lobs/ files (lob_carry): read by the LOB task, which runs for them alone
+    # when no transaction of this batch writes LOB pages
+    carried_lobs: tuple[str, ...] = ()
 
     @property
     def tasks(self) -> int:
-        return len(self.task_buckets) + (1 if self.lob_slots else 0)
+        return len(self.task_buckets) + (1 if self.lob_slots or self.carried_lobs else 0)
 
     @property
     def ranges(self) -> int:
@@ -493,14 +515,16 @@ def assemble_task(task: int, plan: AssemblePlan) -> dict[str, Any]:
     buckets' row groups come in file order. Writes the trail rows into one run per commit range
     (``staging/runs/r<range>-t<task>.parquet``) and the events of the transactions it leaves open
     into ``open/part-<task>.parquet`` in row groups by bucket (``exchange.BucketWriter``; always,
-    empty or not: the next batch reads the folder); returns ``{"task", "runs": {range: rows},
-    "counts"}``."""
+    empty or not: the next batch reads the folder) and the LOB pages it carries out into
+    ``lobs/part-<task>.parquet`` (when it has any: the LOB task's pages, any task's LOB ids that
+    went; ``lob_carry``); returns ``{"task", "runs": {range: rows}, "counts"}``."""
     import contextlib
 
     import numpy as np
     import pyarrow as pa
 
     from redo_lib.exchange import BucketWriter, RangeRuns, bucket_events, carried_events, system_memory_pool
+    from redo_lib.lob_carry import LOBS, LobPagesWriter, part_name
     from redo_lib.storage.sources import output_file
 
     system_memory_pool()
@@ -510,12 +534,15 @@ def assemble_task(task: int, plan: AssemblePlan) -> dict[str, Any]:
         for batch in batches:
             yield batch.append_column("carried", pa.array(np.full(batch.num_rows, carried)))
 
-    events = itertools.chain(
+    events: Iterator[Any] = itertools.chain(
         flagged(carried_events(plan.carried, buckets, plan.buckets, plan.lob_slots), True),
         flagged(bucket_events(plan.units, buckets, plan.lob_slots), False),
     )
+    if buckets is None and not plan.lob_slots:  # the LOB task for the carried LOB pages alone
+        events = iter(())
     counts: dict[str, Any] = {}
     open_location = join_location(plan.batch_dir, "open", f"part-{task:05d}.parquet")
+    lobs_location = join_location(plan.batch_dir, LOBS, part_name(task))
     with contextlib.ExitStack() as stack:
         runs = RangeRuns(
             staged_trail_schema(), plan.bounds,
@@ -524,19 +551,24 @@ def assemble_task(task: int, plan: AssemblePlan) -> dict[str, Any]:
         open_writer = BucketWriter(
             stack.enter_context(output_file(open_location, suffix=".parquet")), events_schema(), plan.buckets
         )
+        lobs = LobPagesWriter(lambda: stack.enter_context(output_file(lobs_location, suffix=".parquet")))
         stream = assemble_stream(
             events, plan.dictionary, plan.options, resetlogs_id=plan.resetlogs_id,
             memory_limit=plan.memory_limit, hold_from=plan.hold_from,
+            lobs_in=plan.carried_lobs if buckets is None else (),
         )  # fmt: skip
         for kind, out in stream:
             if kind == "trail":
                 runs.write(out)
             elif kind == "open":
                 open_writer.write(out)
+            elif kind == "lobs":
+                lobs.write(out)
             else:
                 counts = out
         rows = runs.close()
         open_writer.close()
+        lobs.close()
     return {"task": task, "runs": {str(r): n for r, n in sorted(rows.items())}, "counts": counts}
 
 

@@ -414,10 +414,13 @@ def decode_logs(
     policy: ErrorPolicy = ErrorPolicy.RAISE,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     hold_from: int | None = None,
+    carried_lobs: Sequence[str] = (),
+    lobs_out: str | None = None,
 ) -> DecodeResult:
     """Decode a batch of archived logs in one process: the reference for the Spark stages.
     ``hold_from``: the batch's watermark SCN (``Manifest.watermark_scn``): transactions committing at
-    or above it are carried out, not emitted (held commits, docs/pipeline-contract.md)."""
+    or above it are carried out, not emitted (held commits, docs/pipeline-contract.md).
+    ``carried_lobs`` / ``lobs_out``: the LOB pages carried in and out (``assemble_batches``)."""
     if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
         dictionary = load_dictionary(Path(dictionary))
     refs = describe_logs(locations)
@@ -431,6 +434,8 @@ def decode_logs(
         memory_limit=memory_limit,
         report=report,
         hold_from=hold_from,
+        carried_lobs=carried_lobs,
+        lobs_out=lobs_out,
     )
 
 
@@ -572,23 +577,30 @@ def assemble_batches(
     report: DecodeReport | None = None,
     hold_from: int | None = None,
     chunk: int = 8192,
+    carried_lobs: Sequence[str] = (),
+    lobs_out: str | None = None,
 ) -> DecodeResult:
     """Event record batches in redo order -> committed transactions -> trail, in the Rust core
     (``native.Assembler``: the transaction table and the emitter the Spark stage runs), in one
     process: the reference the Spark stages are checked against. ``carried``: the open transactions
     of the previous batch, fed first (a held transaction's commit among them commits here).
+    ``carried_lobs``: the previous batch's carried LOB pages (its ``lobs/`` files), read into the LOB
+    store first; ``lobs_out``: the file this batch's are written to (``lob_carry``; None: not
+    carried out).
 
     Each transaction is emitted (and its spill file released) at its commit; the batch's trail is
     then put in commit order (contract rule 6: commit SCN, thread, commit record position), which can
     differ from redo order where records of one LWN are not in SCN order."""
     import pyarrow as pa
 
+    from redo_lib.lob_carry import read_carried_lobs, write_carried_lobs
     from redo_lib.native import native
     from redo_lib.trail.schema import from_row
 
     table = native.TransactionTable(memory_limit=memory_limit, policy=policy.value, hold_from=hold_from)
     json_text = dictionary.to_json() if dictionary is not None else None
     emitter = native.Emitter(json_text, **dataclasses.asdict(options or EmitOptions()))
+    read_carried_lobs(emitter, carried_lobs)
     stage = native.Assembler(table, emitter, chunk=chunk)
     staged: list[Any] = []
     streams = ((True, events_to_arrow(carried, chunk)), (False, batches))
@@ -610,6 +622,8 @@ def assemble_batches(
         for batch in stage
         for row in pa.record_batch(batch).select(event_names).to_pylist()
     ]
+    if lobs_out is not None:
+        write_carried_lobs(emitter, lobs_out)
     return DecodeResult(
         trail=trail,
         carried_out=carried_out,

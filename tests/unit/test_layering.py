@@ -36,6 +36,7 @@ LAYERS = {
     "discovery": 9,
     "batches": 9,
     "exchange": 9,
+    "lob_carry": 9,
     "embedded": 9,
     "cluster": 9,
     "status": 9,

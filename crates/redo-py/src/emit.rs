@@ -16,7 +16,7 @@ use pyo3::types::{PyDict, PyList};
 use redo_core::trail::{DdlHandler, DdlProblem, Dictionary, EmitOptions, RowChange, TrailBuilder};
 use redo_core::{Error, Position};
 
-use crate::arrow::{ArrowBatch, ArrowSchema};
+use crate::arrow::{import_batch, ArrowBatch, ArrowSchema};
 use crate::assembly::{obj_counts, CommittedTransaction};
 use crate::errors;
 
@@ -24,6 +24,12 @@ use crate::errors;
 #[pyfunction]
 pub fn trail_schema() -> ArrowSchema {
     ArrowSchema::new(redo_core::trail::trail_schema())
+}
+
+/// The carried LOB pages' schema (`redo_core::trail::lob_pages_schema`, docs/lobs.md).
+#[pyfunction]
+pub fn lob_pages_schema() -> ArrowSchema {
+    ArrowSchema::new(redo_core::trail::lob_pages_schema())
 }
 
 /// The DDL side, in Python. A Python exception is kept in `failed` and raised after the call.
@@ -298,6 +304,28 @@ impl Emitter {
             out.append(d)?;
         }
         Ok(out)
+    }
+
+    /// Read in one record batch of the previous batch's carried LOB pages (`lob_pages_schema()`):
+    /// the pages go to the LOB store's file, LOB ids that went keep theirs out (`trail::lob_carry`).
+    fn carry_in_lobs(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {
+        let batch = import_batch(batch)?;
+        let inner = &mut self.inner;
+        py.detach(|| inner.carry_in_lobs(&batch)).map_err(|e| errors::to_py(py, &e))
+    }
+
+    /// Decide which LOB pages this batch carries out (after the last transaction); then
+    /// `next_carried_lobs` gives them.
+    fn carry_out_lobs(&mut self) {
+        self.inner.carry_out_lobs();
+    }
+
+    /// The next record batch of the carry-out (about `max_bytes` of page data), `None` at the end.
+    #[pyo3(signature = (max_bytes=8 << 20))]
+    fn next_carried_lobs(&mut self, py: Python<'_>, max_bytes: usize) -> PyResult<Option<ArrowBatch>> {
+        let inner = &mut self.inner;
+        let batch = py.detach(|| inner.next_carried_lobs(max_bytes)).map_err(|e| errors::to_py(py, &e))?;
+        Ok(batch.map(ArrowBatch::new))
     }
 
     /// `OWNER.TABLE` of an object as the dictionary last knew it, else `OBJ_<n>`.

@@ -24,6 +24,7 @@ import pytest
 
 from redo_lib.assembly.events import EventKind, event_to_row, events_schema
 from redo_lib.batches import assemble_stream, evolve_batch_dictionary, staged_trail_schema
+from redo_lib.lob_carry import lob_pages_schema
 from redo_lib.pipeline import ORDER_FIELDS, balance
 from redo_lib.trail.schema import from_row
 
@@ -48,10 +49,13 @@ def run_batch(rows: list[dict[str, Any]], carried: list[dict[str, Any]], diction
     out = list(assemble_stream(batches, dictionary, {"apply_ddl": False}, resetlogs_id=RESETLOGS,
                                memory_limit=memory_limit, hold_from=hold_from, chunk=chunk // 3 + 1))  # fmt: skip
     kinds = [kind for kind, _ in out]
-    assert kinds == sorted(kinds, key=["trail", "open", "counts"].index), "trail, then open, then counts"
+    assert kinds == sorted(kinds, key=["trail", "open", "lobs", "counts"].index), (
+        "trail, open, LOB pages, counts"
+    )
     assert kinds.count("counts") == 1
     assert all(b.schema.equals(staged_trail_schema()) for kind, b in out if kind == "trail")
     assert all(b.schema.equals(events_schema()) for kind, b in out if kind == "open")
+    assert all(b.schema.equals(lob_pages_schema()) for kind, b in out if kind == "lobs")
     trail = [r for kind, b in out if kind == "trail" for r in b.to_pylist()]
     opened = [r for kind, b in out if kind == "open" for r in b.to_pylist()]
     counts = out[-1][1]

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::dictionary::{Dictionary, TableVersion};
+use super::lob_carry::LobCarry;
 use super::lobs::{parse_lob_locator, LobStore};
 use super::rows::{RowChange, RowChanges, RowImage, RowOp};
 use super::schema::{LobColumn, Name, Pairs, TrailRecord, TrailSink};
@@ -25,8 +26,8 @@ use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
 use crate::values::{hex_lower, render_value_into, CharsetArg, ZoneArg};
 
-const CLOB: i64 = 112;
-const BLOB: i64 = 113;
+pub(super) const CLOB: i64 = 112;
+pub(super) const BLOB: i64 = 113;
 /// IOType (rule 9)
 const DELETE: i16 = 3;
 const INSERT: i16 = 5;
@@ -176,7 +177,9 @@ pub struct Emitter {
     /// (owner.name, verb) -> DDL records
     pub ddl_records: BTreeMap<(String, String), u64>,
     pub ddl_problems: Vec<DdlProblem>,
-    lobs: Option<LobStore>,
+    pub(super) lobs: Option<LobStore>,
+    /// which LOB pages are live, to carry to the next batch (`lob_carry`)
+    pub(super) lob_carry: LobCarry,
     by_dataobj: Option<HashMap<i64, i64>>,
 }
 
@@ -520,6 +523,7 @@ impl Emitter {
         let version = table.version.clone();
         let columns: &[super::dictionary::ColumnDef] = version.as_deref().map_or(&[], |v| &v.columns);
         let named = !columns.is_empty();
+        self.lob_carry.note_row(columns, &rc);
         let key_idx: Vec<i32> = match &version {
             Some(v) if named => columns
                 .iter()

@@ -90,7 +90,8 @@ pub fn parse_lob_locator(data: &[u8]) -> Result<LobLocator> {
     Ok(LobLocator { lob_id, ..Default::default() })
 }
 
-type PageKey = (Vec<u8>, i64);
+/// (LOB id, page DBA)
+pub type PageKey = (Vec<u8>, i64);
 
 /// Where a page's bytes are in the file, and its page number.
 #[derive(Clone, Copy, Debug)]
@@ -137,20 +138,49 @@ impl LobStore {
         if !e.is_lob() {
             return Ok(false);
         }
-        if self.file.is_none() {
-            self.file = Some(spill_file(self.spill_dir.as_deref())?);
-        }
-        let Some(file) = self.file.as_mut() else { return Ok(false) };
         let data = e.bytes(e.lob_data);
-        file.seek(SeekFrom::Start(self.end)).map_err(|x| storage("seek", x))?;
-        file.write_all(data).map_err(|x| storage("write", x))?;
-        let key = (e.bytes(e.lob_id).to_vec(), e.bdba);
-        self.index.insert(key.clone(), Page { offset: self.end, length: data.len(), page: e.lob_page });
-        self.end += data.len() as u64;
+        let key = self.put(e.bytes(e.lob_id), e.bdba, e.lob_page, data)?;
         self.pending.insert(key);
         self.pieces += 1;
         self.bytes += data.len() as u64;
         Ok(true)
+    }
+
+    /// Write one page to the file and index it under (LOB id, DBA): a piece, or a page carried in
+    /// from the previous batch (`lob_carry`, never pending). A file failure is `Error::Storage`.
+    pub fn put(&mut self, lob_id: &[u8], dba: i64, page: i64, data: &[u8]) -> Result<PageKey> {
+        if self.file.is_none() {
+            self.file = Some(spill_file(self.spill_dir.as_deref())?);
+        }
+        let Some(file) = self.file.as_mut() else { return Err(storage("open", "no file")) };
+        file.seek(SeekFrom::Start(self.end)).map_err(|x| storage("seek", x))?;
+        file.write_all(data).map_err(|x| storage("write", x))?;
+        let key = (lob_id.to_vec(), dba);
+        self.index.insert(key.clone(), Page { offset: self.end, length: data.len(), page });
+        self.end += data.len() as u64;
+        Ok(key)
+    }
+
+    /// Forget a page (its bytes stay in the file until the store is dropped); whether it was there.
+    pub fn remove(&mut self, key: &PageKey) -> bool {
+        self.pending.remove(key);
+        self.index.remove(key).is_some()
+    }
+
+    /// (key, page number, bytes) of every page held, in no particular order.
+    pub fn pages(&self) -> impl Iterator<Item = (&PageKey, i64, usize)> {
+        self.index.iter().map(|(k, p)| (k, p.page, p.length))
+    }
+
+    /// The page number and bytes of one page, `None` when it is not held.
+    pub fn read_page(&mut self, key: &PageKey) -> Result<Option<(i64, Vec<u8>)>> {
+        let (Some(page), Some(file)) = (self.index.get(key).copied(), self.file.as_mut()) else {
+            return Ok(None);
+        };
+        let mut out = vec![0; page.length];
+        file.seek(SeekFrom::Start(page.offset)).map_err(|x| storage("seek", x))?;
+        file.read_exact(&mut out).map_err(|x| storage("read", x))?;
+        Ok(Some((page.page, out)))
     }
 
     /// The LOB's data named by the locator; `None` when a page is missing, the pages are out of
@@ -191,18 +221,18 @@ impl LobStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::events::kind;
 
-    fn piece(id: &[u8], dba: i64, page: i64, data: &[u8]) -> ChangeEvent {
+    pub(crate) fn piece(id: &[u8], dba: i64, page: i64, data: &[u8]) -> ChangeEvent {
         let mut e = ChangeEvent { kind: kind::LOB, bdba: dba, lob_page: page, ..Default::default() };
         e.lob_id = e.push_bytes(id);
         e.lob_data = e.push_bytes(data);
         e
     }
 
-    fn page_list(id: &[u8], dbas: &[u32], last: u16) -> Vec<u8> {
+    pub(crate) fn page_list(id: &[u8], dbas: &[u32], last: u16) -> Vec<u8> {
         let mut v = vec![0, 0x54, 0, 1, 2, LOCATOR_IN_ROW, 0, 0, 0, 0];
         v.extend_from_slice(id);
         v.extend_from_slice(&((16 + 4 * dbas.len()) as u16).to_be_bytes());

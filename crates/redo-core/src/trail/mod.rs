@@ -7,6 +7,7 @@
 pub mod ddl;
 pub mod dictionary;
 pub mod emit;
+pub mod lob_carry;
 pub mod lobs;
 pub mod rows;
 pub mod schema;
@@ -14,5 +15,6 @@ pub mod schema;
 pub use ddl::ddl_subject;
 pub use dictionary::{ColumnDef, Dictionary, TableVersion};
 pub use emit::{capture_options, DdlHandler, DdlProblem, DdlSubject, EmitOptions, Emitter};
+pub use lob_carry::lob_pages_schema;
 pub use rows::{RowChange, RowChanges, RowOp};
 pub use schema::{trail_schema, TrailBuilder, TrailRecord, TrailSink};
