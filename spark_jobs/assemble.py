@@ -15,8 +15,10 @@ sort of nested rows cost several times the assembly, docs/benchmarks.md):
    (``trail_seq``) from the row counts of the ranges before it (``redo_lib.batches.trail_range``).
 
 Writes ``<batch>/trail`` (Parquet, ``redo_lib.trail.schema.trail_schema()``, one part per range),
-``<batch>/open`` (events of transactions still open, for the next batch) and ``<batch>/counts.json``,
-wherever the batch is (a local path, or ``s3://``).
+``<batch>/open`` (events of transactions still open, for the next batch), ``<batch>/lobs`` (the LOB
+pages a later append may name, ``redo_lib/lob_carry.py``: read in by this batch's LOB task from the
+previous batch's ``lobs/``) and ``<batch>/counts.json``, wherever the batch is (a local path, or
+``s3://``).
 
     spark-submit spark_jobs/assemble.py --batch-dir DIR [--partitions N] [--emit-unknown]
 """
@@ -42,6 +44,7 @@ from redo_lib.batches import (
 )
 from redo_lib.errors import AssemblyError, Position
 from redo_lib.exchange import carried_rows, kind_rows, pack, range_bounds
+from redo_lib.lob_carry import LOBS, check_carried_lobs, lobs_beside
 from redo_lib.trail.emit import capture_options, image_options
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
@@ -117,6 +120,19 @@ def check_carried_in(batch: BatchDir, manifest: Any, results: list[dict[str, Any
         )
 
 
+def check_lobs_carried_in(batch: BatchDir, manifest: Any, results: list[dict[str, Any]]) -> None:
+    """Every LOB page the previous batch carried out was read in here, or left out as a page of a
+    LOB that went (``lob_carry.check_carried_lobs``); as :func:`check_carried_in`, only when
+    ``carried_in`` is the previous batch's ``open/`` (its ``lobs/`` beside it)."""
+    if not manifest.previous_batch or not manifest.carried_in:
+        return
+    previous = batch.sibling(manifest.previous_batch)
+    if BatchDir(manifest.carried_in).uri != previous.uri_of("open"):
+        return
+    lobs = merge_counts(r["counts"] for r in results).get("lobs", {})
+    check_carried_lobs(previous.read_json("counts.json", default=None), lobs, previous.uri_of(LOBS))
+
+
 class Steps:
     """Wall-clock seconds of the stage's steps, for its log line: where a batch's time went."""
 
@@ -145,6 +161,8 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     buckets = int(exchange["buckets"])
     lob_slots = tuple(sorted({key for unit in units for key in unit["lob_slots"]}))
     carried = tuple(BatchDir(manifest.carried_in).files()) if manifest.carried_in else ()
+    lobs_in = lobs_beside(manifest.carried_in)  # the LOB pages are carried beside the open transactions
+    carried_lobs = tuple(BatchDir(lobs_in).files()) if lobs_in else ()
 
     # DDL first (a few rows, on the driver): every task must see the same dictionary versions.
     # Only DDL below the watermark: another thread's DDL at a lower SCN may still come in the next
@@ -191,8 +209,9 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         # RAC: transactions committing at or above the watermark wait for the next batch, which has
         # the other threads' redo up to them (global commit order across batches)
         hold_from=manifest.watermark_scn,
+        carried_lobs=carried_lobs,
     )
-    for folder in (("trail",), ("open",), ("staging", "runs")):  # a rerun replaces them
+    for folder in (("trail",), ("open",), (LOBS,), ("staging", "runs")):  # a rerun replaces them
         batch.remove_tree(*folder)
 
     # 1. one task per bucket of transaction slots (and one for the slots that wrote LOB pages: an
@@ -218,6 +237,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     batch_id = manifest.batch_id
     hold_from = manifest.watermark_scn
     check_carried_in(batch, manifest, results)
+    check_lobs_carried_in(batch, manifest, results)
     # the Python workers' high-water marks: after the assembly tasks (peak_rss_mb, from their
     # counts), after the merge tasks too (peak_rss_mb_merge: a worker runs tasks of both steps)
     peaks = [{"resources": {"peak_rss_mb_merge": r["peak_rss_mb_merge"]}} for r in ranges]

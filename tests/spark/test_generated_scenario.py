@@ -223,6 +223,62 @@ def test_lob_scenario_publishes_byte_exact_values(spark: Any, lobs: Path, tmp_pa
         ]
 
 
+@pytest.fixture(scope="module")
+def lob_appends(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _generate(tmp_path_factory, "lob_appends")
+
+
+def test_lob_appends_across_three_batches_publish_whole_values(
+    spark: Any, lob_appends: Path, tmp_path: Path
+) -> None:
+    """The lob_appends scenario, one batch per log, over 5 assembly partitions: the appends of
+    batches 2 and 3 keep pages of batches 1 and 2, read in from the previous batch's ``lobs/`` by the
+    LOB task (docs/lobs.md, "Across batches"). Every batch passes rule 17 (no value left as locator
+    hex), the changelog holds the generator's trail and the mirror its final values; what each batch
+    carries is the live pages (the scenario's sizes), once the LOB ids another task saw go are left
+    out on the way in. A rerun of the middle batch writes the same files."""
+    from tests.unit.redo_lib.test_lob_carry import LIVE, pages
+
+    changelog = _assert_final_state(
+        lob_appends, _publish_batches(spark, lob_appends, tmp_path, "iceberg", [1, 2], ["--partitions", "5"])
+    )
+    expected = _expected_trail(lob_appends)
+    assert [(r["xid"], r["op"], r["rowid"]) for r in changelog] == [
+        (r["xid"], r["op"], r["rowid"]) for r in expected
+    ]
+    for got, want in zip(changelog, expected, strict=True):
+        assert {c["name"]: c["value"] for c in got["columns"]} == want["columns"]
+        assert [(c["column"], c["bytes"], c["pieces"]) for c in got["lob_columns"] or ()] == [
+            (c["column"], c["bytes"], c["pieces"]) for c in want.get("lob_columns", ())
+        ]
+    folders = [tmp_path / f"b-{n:06d}-{n:06d}" for n in (1, 2, 3)]
+    for folder in folders:
+        summary = json.loads((folder / "report" / "summary.json").read_text())
+        (rule,) = [r for r in summary["rules"] if r["name"] == "lobs_complete"]
+        assert rule["success"], folder.name
+    lobs = [json.loads((f / "counts.json").read_text())["lobs"] for f in folders]
+    assert [c.get("lob_values_unresolved", 0) for c in lobs] == [0, 0, 0]
+    for n in (1, 2):  # read in: what the batch before carried out, less the LOBs that went
+        assert lobs[n]["lob_pages_carried_in"] == pages(*LIVE[n - 1])
+        assert (
+            lobs[n]["lob_pages_carried_in"] + lobs[n]["lob_pages_pruned_in"]
+            == lobs[n - 1]["lob_pages_carried_out"]
+        )
+
+    middle = folders[1]
+    before = {
+        p.relative_to(middle): p.read_bytes() for p in middle.rglob("*.parquet") if "staging" not in p.parts
+    }
+    assert any(p.parts[0] == "lobs" for p in before)
+    args = ["--batch-dir", str(middle)]
+    assert decode.main(args, spark=spark) == 0
+    assert assemble.main([*args, "--partitions", "5"], spark=spark) == 0
+    after = {
+        p.relative_to(middle): p.read_bytes() for p in middle.rglob("*.parquet") if "staging" not in p.parts
+    }
+    assert after == before
+
+
 def test_image_options_flow_to_the_changelog_and_are_validated(spark: Any, tmp_path: Path) -> None:
     """The lobs scenario with the image options in the manifest (update-befores, full-deletes): the
     changelog holds the generator's image trail (each update's before row just
