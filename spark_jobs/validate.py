@@ -122,7 +122,12 @@ def render_lob_issues(counts: dict[str, Any]) -> str:
         return "SELECT CAST(NULL AS STRING) AS problem, CAST(NULL AS STRING) AS detail WHERE false"
     # no JSON literal: GX reads braces in the query as its placeholders
     detail = f"to_json(named_struct('lob_values_unresolved', {unresolved}))"
-    return f"SELECT 'LOB values left unresolved (locator hex)' AS problem, {detail} AS detail"
+    problem = sql_literal(
+        "LOB values left unresolved (locator hex): a page their locator names is neither in the batch "
+        "nor carried in from the batch before (written before the chain's first batch), or the locator "
+        "form is not read (docs/lobs.md)"
+    )
+    return f"SELECT {problem} AS problem, {detail} AS detail"
 
 
 def render_unknown_in_scope(counts: dict[str, Any]) -> str:
