@@ -185,3 +185,49 @@ def test_two_batches_with_their_state_on_s3_equal_the_single_process_decode(
     allowed = (str(disks["spark"]), spark_temp, os.path.join(str(disks["tmp"]), "redotrail-docs-"))
     assert [p for p in writes.paths if not p.startswith(allowed)] == []
     assert any(p.startswith(allowed[2]) for p in writes.paths)  # the hook saw the Data Docs written
+
+
+def test_lob_pages_are_carried_through_s3(spark_s3: Any, disks: dict[str, Path], tmp_path: Path) -> None:
+    """The lob_appends scenario, one batch per log, every batch folder on S3: each batch's LOB task
+    reads the previous batch's ``lobs/`` from S3 and writes its own there (docs/lobs.md, "Across
+    batches"); the appends of batches 2 and 3 come out whole, as the single-process decode of all
+    the logs gives them, and rule 17 passes in each batch."""
+    out = tmp_path / "lob_appends"
+    subprocess.run([sys.executable, "-m", "redo_lib.synth", str(REPO / "include/scenarios/lob_appends.yaml"),
+                    "--out", str(out)], check=True, capture_output=True)  # fmt: skip
+    client = s3_client()
+    bucket = f"redo-{uuid.uuid4().hex[:12]}"
+    client.create_bucket(Bucket=bucket)
+    refs = describe_logs(sorted((out / "logs").glob("*.arc")))
+    for ref in refs:
+        client.upload_file(ref.location, bucket, f"archive/{Path(ref.location).name}")
+    client.upload_file(str(out / "dictionary.json"), bucket, "dictionary/dictionary.json")
+    work = f"s3://{bucket}/work"
+    trail, unresolved = [], []
+    previous = None
+    for ref in refs:
+        batch_id = f"b-{ref.sequence:06d}-{ref.sequence:06d}"
+        folder = f"{work}/batches/{batch_id}"
+        log = LogEntry(thread=ref.thread, sequence=ref.sequence, resetlogs_id=ref.resetlogs_id,
+                       location=f"s3://{bucket}/archive/{Path(ref.location).name}")  # fmt: skip
+        write_manifest(folder, Manifest(batch_id=batch_id, logs=(log,), dictionary=f"s3://{bucket}/dictionary/dictionary.json",
+                                        previous_batch=previous,
+                                        carried_in=f"{work}/batches/{previous}/open" if previous else None))  # fmt: skip
+        args = ["--batch-dir", folder]
+        assert decode.main(args, spark=spark_s3) == 0
+        assert assemble.main([*args, "--partitions", "3"], spark=spark_s3) == 0
+        assert validate.main(args, spark=spark_s3) == 0
+        trail += _trail(bucket, f"work/batches/{batch_id}/trail")
+        counts = json.loads(
+            client.get_object(Bucket=bucket, Key=f"work/batches/{batch_id}/counts.json")["Body"].read()
+        )
+        unresolved.append(counts["lobs"].get("lob_values_unresolved", 0))
+        listed = client.list_objects_v2(Bucket=bucket, Prefix=f"work/batches/{batch_id}/lobs/").get(
+            "Contents", []
+        )
+        assert any(o["Key"].endswith(".parquet") for o in listed), batch_id
+        previous = batch_id
+    assert unresolved == [0, 0, 0]
+    reference = decode_logs([ref.location for ref in refs], str(out / "dictionary.json"))
+    assert trail == reference.trail
+    assert list(disks["cwd"].iterdir()) == []
