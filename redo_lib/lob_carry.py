@@ -76,7 +76,9 @@ def read_carried_lobs(emitter: Any, locations: Iterable[str]) -> None:
     for gone in (True, False):
         for location in files:
             try:
-                with pq.ParquetFile(open_input(location)) as file:
+                # no pre-buffering: with it, iter_batches read ahead most of a 512 MB file (peak RSS
+                # 640 MB against 150 MB without; docs/lobs.md)
+                with pq.ParquetFile(open_input(location), pre_buffer=False) as file:
                     if not file.schema_arrow.equals(schema):
                         raise AssemblyError(
                             f"not a file of carried LOB pages: its schema is {file.schema_arrow}",
