@@ -16,7 +16,7 @@ record batch of about ``CHUNK_BYTES`` of page data. Read in two passes, row grou
 first the LOB ids that went (two small columns), then the pages, into the store's temporary file:
 a carried store is never in memory whole, only its index.
 
-Layer "top": imports storage, native and pyarrow only.
+Layer "top": imports storage, native, exchange, the events' kinds and pyarrow only.
 """
 
 from __future__ import annotations
@@ -152,6 +152,32 @@ def write_carried_lobs(emitter: Any, location: str, chunk_bytes: int = CHUNK_BYT
         return writer.close()
 
 
+def carried_lob_slots(locations: Iterable[str]) -> set[int]:
+    """The transaction slots (``exchange.slot_keys``) of the open transactions carried in (the
+    previous batch's ``open/`` files) that wrote LOB pages: the Spark stage assembles them in its LOB
+    task too, whose store holds the pages carried in, since such a transaction may append to a LOB of
+    an earlier batch and commit in this one without writing a LOB page here. Reads the ``kind``,
+    ``usn`` and ``slot`` columns, a row group at a time."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from redo_lib.assembly.events import EventKind
+    from redo_lib.exchange import slot_keys
+
+    slots: set[int] = set()
+    for location in locations:
+        with pq.ParquetFile(open_input(location)) as file:
+            for group in range(file.metadata.num_row_groups):
+                table = file.read_row_group(group, columns=["kind", "usn", "slot"])
+                lob = table.column("kind").to_numpy() == int(EventKind.LOB)
+                if lob.any():
+                    keys = slot_keys(
+                        table.column("usn").to_numpy()[lob], table.column("slot").to_numpy()[lob]
+                    )
+                    slots.update(np.unique(keys).tolist())
+    return slots
+
+
 def check_carried_lobs(previous: Mapping[str, Any] | None, lobs: Mapping[str, Any], location: str) -> None:
     """Every LOB page the previous batch carried out (its counts.json ``lobs.lob_pages_carried_out``)
     was read in here (``lob_pages_carried_in``) or left out as a page of a LOB that went
@@ -169,6 +195,6 @@ def check_carried_lobs(previous: Mapping[str, Any] | None, lobs: Mapping[str, An
 
 
 __all__ = [
-    "CHUNK_BYTES", "LOBS", "LobPagesWriter", "carried_lobs", "check_carried_lobs", "lob_pages_schema",
+    "CHUNK_BYTES", "LOBS", "LobPagesWriter", "carried_lob_slots", "carried_lobs", "check_carried_lobs", "lob_pages_schema",
     "lobs_beside", "part_name", "read_carried_lobs", "write_carried_lobs",
 ]  # fmt: skip

@@ -44,7 +44,7 @@ from redo_lib.batches import (
 )
 from redo_lib.errors import AssemblyError, Position
 from redo_lib.exchange import carried_rows, kind_rows, pack, range_bounds
-from redo_lib.lob_carry import LOBS, check_carried_lobs, lobs_beside
+from redo_lib.lob_carry import LOBS, carried_lob_slots, check_carried_lobs, lobs_beside
 from redo_lib.trail.emit import capture_options, image_options
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
@@ -159,8 +159,11 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     exchange = batch.read_json("staging", "units.json")
     units = tuple(exchange["units"])
     buckets = int(exchange["buckets"])
-    lob_slots = tuple(sorted({key for unit in units for key in unit["lob_slots"]}))
     carried = tuple(BatchDir(manifest.carried_in).files()) if manifest.carried_in else ()
+    # the slots that wrote LOB pages: in this batch's logs, or in an open transaction carried in
+    lob_slots = tuple(
+        sorted({key for unit in units for key in unit["lob_slots"]} | carried_lob_slots(carried))
+    )
     lobs_in = lobs_beside(manifest.carried_in)  # the LOB pages are carried beside the open transactions
     carried_lobs = tuple(BatchDir(lobs_in).files()) if lobs_in else ()
 

@@ -42,9 +42,11 @@ def pages(*sizes: int) -> int:
 
 # the live LOBs at the end of each batch, as stored (the scenario's comment: CLOB 2 bytes a char)
 LIVE = [
-    [2000 * 6 * 2, 1500 * 8, 1000 * 6 * 2, 1000 * 6 * 2],  # NOTES 1 BODY, 2 DATA, 3 BODY, 4 BODY
-    [2000 * 6 * 2 + 1000 * 5 * 2, 1500 * 8 + 100, 1000 * 8 * 2],  # 1 and 2 appended, 3 gone, 4 new
-    [2000 * 6 * 2 + 1000 * 5 * 2 + 500 * 6 * 2, 1000 * 8 * 2 + 200 * 5 * 2],  # 2's DATA gone
+    [2000 * 6 * 2, 1500 * 8, 1000 * 6 * 2, 1000 * 6 * 2, 1000 * 6 * 2],  # 1 BODY, 2 DATA, 3, 4, 6 BODY
+    # 1 and 2 appended, 3 gone, 4 new; 6 appended by a transaction still open
+    [2000 * 6 * 2 + 1000 * 5 * 2, 1500 * 8 + 100, 1000 * 8 * 2, 1000 * 6 * 2],
+    # 1 and 4 appended, 2's DATA gone, 6's append committed
+    [2000 * 6 * 2 + 1000 * 5 * 2 + 500 * 6 * 2, 1000 * 8 * 2 + 200 * 5 * 2, 1000 * 6 * 2 + 400 * 5 * 2],
 ]
 
 
@@ -61,7 +63,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[LogEnt
     expected = [json.loads(line) for line in result.trail.read_text(encoding="utf-8").splitlines()]
     # the appends of batches 2 and 3 name pages of earlier batches
     updates = [r["sequence"] for r in expected if r["op"] == "UPDATE" and r.get("lob_columns")]
-    assert updates == [2, 2, 2, 3, 3]
+    assert updates == [2, 2, 2, 3, 3, 2]  # the last: 6's append, committed in log 3
     return result, logs, expected
 
 
@@ -113,8 +115,8 @@ def test_appends_across_three_batches_are_whole_and_only_live_pages_are_carried(
     assert [c["lob_page_bytes_carried_out"] for c in lobs] == [sum(live) for live in LIVE]
     assert [c.get("lob_pages_carried_in", 0) for c in lobs] == [0, pages(*LIVE[0]), pages(*LIVE[1])]
     # batch 2: 1's rewritten third page and 2's second, 3's two pages (deleted), 4's two (replaced);
-    # batch 3: 1's rewritten fifth page, 4's second, 2's two (set to NULL)
-    assert [c["lob_pages_released"] for c in lobs] == [0, 1 + 1 + 2 + 2, 1 + 1 + 2]
+    # batch 3: 1's rewritten fifth page, 4's second, 2's two (set to NULL), 6's second
+    assert [c["lob_pages_released"] for c in lobs] == [0, 1 + 1 + 2 + 2, 1 + 1 + 2 + 1]
     assert [c["lob_ids_dropped"] for c in lobs] == [0, 2, 1]
     for n, c in enumerate(lobs[1:], 1):
         check_carried_lobs(counts[n - 1], c, "lobs")  # in = out of the batch before
@@ -129,12 +131,15 @@ def test_decode_logs_carries_the_same_pages(scenario: Any, tmp_path: Path) -> No
     result, logs, expected = scenario
     trail: list[dict[str, Any]] = []
     carried: list[str] = []
+    open_events: list[Any] = []
     for n, log in enumerate(logs):
         out = tmp_path / f"b{n}" / "lobs" / "part-00000.parquet"
-        got = decode_logs([log.location], result.dictionary, carried_lobs=carried, lobs_out=str(out))
+        got = decode_logs(
+            [log.location], result.dictionary, carried=open_events, carried_lobs=carried, lobs_out=str(out)
+        )
         trail += [r.to_dict() for r in got.trail]
         assert got.counts["lobs"]["lob_pages_carried_out"] == pages(*LIVE[n])
-        carried = [str(out)]
+        carried, open_events = [str(out)], got.carried_out
     assert trail == expected
 
 
