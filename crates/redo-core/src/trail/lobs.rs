@@ -37,6 +37,14 @@ pub struct LobLocator {
     pub inline: Option<Vec<u8>>,
     pub last_page_bytes: usize,
     pub dbas: Vec<u32>,
+    /// flg2 of an in-row body
+    pub flg2: u16,
+    /// flags 0x04 clear: only the LOB index resolves it
+    pub by_index: bool,
+    /// SecureFile forms (`securefile.rs`): the LOB's length, its extents, or the form not read
+    pub length: Option<u64>,
+    pub extents: Vec<super::securefile::Extent>,
+    pub unread: Option<String>,
 }
 
 fn need(data: &[u8], size: usize, what: &str) -> Result<()> {
@@ -50,14 +58,15 @@ fn be16(data: &[u8], at: usize) -> usize {
     usize::from(data[at]) << 8 | usize::from(data[at + 1])
 }
 
-/// `parse_lob_locator`: in-row data (flg2 0x0100) and the page list (flg2 0x0400) are resolved;
-/// any other form parses to a locator without data. Short or inconsistent bytes: `Error::Format`.
+/// `parse_lob_locator`: in-row data (flg2 0x0100) and the page list (flg2 0x0400) here, the
+/// SecureFile-style body (any other flg2) in `securefile.rs`; flags 0x04 clear: `by_index`. Short or
+/// inconsistent bytes: `Error::Format`.
 pub fn parse_lob_locator(data: &[u8]) -> Result<LobLocator> {
     need(data, 20, "LOB locator")?;
     let flags = data[5];
     let lob_id = data[10..20].to_vec();
     if flags & LOCATOR_IN_ROW == 0 {
-        return Ok(LobLocator { lob_id, ..Default::default() });
+        return Ok(LobLocator { lob_id, by_index: true, ..Default::default() });
     }
     need(data, 24, "LOB locator in-row body")?;
     let total = 20 + be16(data, 20);
@@ -81,13 +90,13 @@ pub fn parse_lob_locator(data: &[u8]) -> Result<LobLocator> {
             .chunks_exact(4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
-        return Ok(LobLocator { lob_id, inline: None, last_page_bytes: be16(data, 28), dbas });
+        return Ok(LobLocator { lob_id, flg2, last_page_bytes: be16(data, 28), dbas, ..Default::default() });
     }
     if flg2 & FLG2_INLINE != 0 {
         let inline = data.get(LOCATOR_DATA..total).unwrap_or_default().to_vec();
-        return Ok(LobLocator { lob_id, inline: Some(inline), ..Default::default() });
+        return Ok(LobLocator { lob_id, flg2, inline: Some(inline), ..Default::default() });
     }
-    Ok(LobLocator { lob_id, ..Default::default() })
+    super::securefile::parse_secure_body(data, lob_id, total, flg2)
 }
 
 type PageKey = (Vec<u8>, i64);
@@ -182,6 +191,24 @@ impl LobStore {
             self.pending.remove(&key);
         }
         Ok((last_len == locator.last_page_bytes).then_some(out))
+    }
+
+    /// Whether the page (LOB id, DBA) is in the store.
+    pub fn contains(&self, lob_id: &[u8], dba: u32) -> bool {
+        self.index.contains_key(&(lob_id.to_vec(), i64::from(dba)))
+    }
+
+    /// The bytes of one page (LOB id, DBA), named by a locator from now on; `None` when absent.
+    pub fn read_page(&mut self, lob_id: &[u8], dba: u32) -> Result<Option<Vec<u8>>> {
+        let key = (lob_id.to_vec(), i64::from(dba));
+        let (Some(page), Some(file)) = (self.index.get(&key).copied(), self.file.as_mut()) else {
+            return Ok(None);
+        };
+        file.seek(SeekFrom::Start(page.offset)).map_err(|x| storage("seek", x))?;
+        let mut out = vec![0; page.length];
+        file.read_exact(&mut out).map_err(|x| storage("read", x))?;
+        self.pending.remove(&key);
+        Ok(Some(out))
     }
 
     /// Pieces of the current transaction that no resolved locator named.

@@ -10,6 +10,7 @@ pub mod emit;
 pub mod lobs;
 pub mod rows;
 pub mod schema;
+pub mod securefile;
 
 pub use ddl::ddl_subject;
 pub use dictionary::{ColumnDef, Dictionary, TableVersion};
