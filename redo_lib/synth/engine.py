@@ -221,6 +221,13 @@ class Engine:
         )
         return undo, uba
 
+    def write_lob_image(self, t: OpenTxn, table: TableState, page: LobPage) -> None:
+        """One record for one SecureFile page written as a page image: a 26.6 alone (no undo record;
+        the suplog item names the transaction), after the transaction's begin record."""
+        self.write_begin_only(t)
+        assert t.txn is not None
+        t.log.write([self.vectors.lob_image(page, t.txn.xid, table.obj, table.dataobj, self.clock.scn)])
+
     def _write_undo_redo(
         self, t: OpenTxn, table: TableState, uba: Uba, undo: UndoRecord, redo: ChangeVector
     ) -> Placed:

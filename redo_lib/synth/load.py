@@ -165,10 +165,15 @@ def _settings(raw: Any) -> Settings:
     return Settings(**raw)
 
 
+_TABLE_KEYS = frozenset(
+    {"owner", "name", "columns", "primary_key", "unique_keys", "obj", "dataobj", "securefile"}
+)
+
+
 def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
     what = what or f"tables[{i}]"
     raw = _mapping(raw, what)
-    unknown = set(raw) - {"owner", "name", "columns", "primary_key", "unique_keys", "obj", "dataobj"}
+    unknown = set(raw) - _TABLE_KEYS
     if unknown:
         raise ScenarioError(f"{what}: unknown keys {sorted(unknown)}")
     name = str(raw.get("name", ""))
@@ -193,7 +198,21 @@ def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
         unique_keys=tuple(tuple(k) for k in raw.get("unique_keys") or ()),
         obj=raw.get("obj"),
         dataobj=raw.get("dataobj"),
+        securefile=_securefile(raw.get("securefile", False), what),
     )
+
+
+def _securefile(raw: Any, what: str) -> str:
+    """``securefile: true`` (SecureFile locators, pages as 26.2 pieces), ``images`` (pages as 26.6
+    page images) or ``list_pages`` (a locator form the decoder does not read); absent or false:
+    BasicFile."""
+    if raw is True:
+        return "pieces"
+    if raw is False or raw is None:
+        return ""
+    if raw in ("pieces", "images", "list_pages"):
+        return str(raw)
+    raise ScenarioError(f"{what}.securefile: true, false, pieces, images or list_pages, not {raw!r}")
 
 
 def _session(raw: Any, i: int) -> SessionSpec:
@@ -358,7 +377,7 @@ def _table_plain(t: TableSpec) -> dict[str, Any]:
         "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
         "primary_key": list(t.primary_key),
         "unique_keys": [list(k) for k in t.unique_keys],
-    }
+    } | ({"securefile": t.securefile} if t.securefile else {})
 
 
 def _ddl_plain(step: Ddl) -> dict[str, Any]:

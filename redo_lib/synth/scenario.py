@@ -92,6 +92,9 @@ class ColumnSpec:
         _check_name(self.name, "column")
 
 
+SECUREFILE_MODES = frozenset({"", "pieces", "images", "list_pages"})
+
+
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableSpec:
@@ -109,9 +112,17 @@ class TableSpec:
     unique_keys: tuple[tuple[str, ...], ...] = ()
     obj: int | None = None
     dataobj: int | None = None
+    # LOB storage: "" BasicFile; "pieces" SecureFile (its locator forms, pages as 26.2 pieces);
+    # "images" SecureFile with pages as 26.6 page images; "list_pages" SecureFile locators of the 12c+
+    # list-page form the decoder does not read (it counts them; for tests of that count): docs/lobs.md
+    securefile: str = ""
 
     def __post_init__(self) -> None:
         _check_name(self.owner, "owner")
+        if self.securefile not in SECUREFILE_MODES:
+            raise ScenarioError(
+                f"table {self.owner}.{self.name}: securefile is one of {sorted(SECUREFILE_MODES)}, not {self.securefile!r}"
+            )
         _check_name(self.name, "table")
         if not self.columns:
             raise ScenarioError(f"table {self.full_name} has no columns")

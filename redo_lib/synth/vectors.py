@@ -24,6 +24,7 @@ from redo_lib.format.model import (
     KdoOpCode,
     KtbRedo,
     LobChange,
+    LobImage,
     Opaque,
     OpBody,
     PartialRollback,
@@ -201,6 +202,27 @@ class Vectors:
             ),
         )
         return self._cv(26, 2, 1, page.dba >> 22, page.dba, dataobj, scn, body, typ=2)
+
+    def lob_image(self, page: LobPage, xid: Xid, obj: int, dataobj: int, scn: int) -> ChangeVector:
+        """26.6 writing one SecureFile page as a page image (§5.10): kdli common (op BIMG, type data,
+        the page's DBA); field 2 (32 bytes, OLR's fpload: code 11, bsz @4, SCN @8, XID @16, data object
+        @24); field 3 a load data item (code 4, 56 bytes, the LOB id @12); field 4 the page's bytes;
+        field 5 a suplog item (code 9: XID @4, obj @12, column @18) naming the transaction."""
+        lay = self.layout
+        head = (
+            lay.pack("BxxxI", 11, len(page.data)) + lay.scn8(scn) + lay.xid(xid) + lay.pack("II", dataobj, 0)
+        )
+        load = bytes([4]) + bytes(11) + page.lob_id.ljust(10, b"\0") + bytes(34)
+        suplog = bytes([9, 0, 0, 0]) + lay.xid(xid) + lay.pack("IHHI", obj, 1, page.column, 0)
+        body = LobImage(
+            common=KdliCommon(op=6, type=0x20, flg0=0, flg1=0, psiz=len(page.data), poff=0, dba=page.dba),
+            dataobj=dataobj,
+            head=KdliItem(code=11, raw=head),
+            item=KdliItem(code=4, lob_id=page.lob_id, raw=load),
+            page=page.data,
+            trailer=KdliItem(code=9, xid=xid, obj=obj, column=page.column, raw=suplog),
+        )
+        return self._cv(26, 6, 1, page.dba >> 22, page.dba, dataobj, scn, body, typ=2)
 
     def lob_compensation(self, txn: Txn, undo: UndoRecord, uba: Uba, scn: int) -> list[ChangeVector]:
         """Rollback of a LOB piece: a stand-alone 5.6 (5.11 for the transaction's first undo record)

@@ -8,9 +8,9 @@
 //! `arrow::EventBuilder` copies them into record batches of `arrow::events_schema()`.
 
 use crate::layout::redo_time_epoch;
-use crate::model::LobChange;
 use crate::model::{kdo_op, ChangeVector, Column, Kdo, OpBody, QmiRow, RedoRecord, UndoRecord};
-use crate::ops::lob::{KDLI_FILL, KDLI_INFO};
+use crate::model::{LobChange, LobImage, Xid};
+use crate::ops::lob::{KDLI_FILL, KDLI_INFO, KDLI_LOAD_DATA, KDLI_OP_BIMG, KDLI_SUPLOG};
 
 /// Event kinds (Python `EventKind`).
 pub mod kind {
@@ -138,6 +138,21 @@ pub fn lob_piece<'a>(body: &LobChange<'a>) -> Option<(&'a [u8], u32, &'a [u8])> 
     let info = body.items.iter().find(|i| i.code == KDLI_INFO)?;
     let fill = body.items.iter().find(|i| i.code == KDLI_FILL)?;
     Some((info.lob_id, info.block, fill.data))
+}
+
+/// (XID, obj, LOB id, page bytes) of a 26.6 page image the LOB store can use: op BIMG, a page, the
+/// LOB id of its load-data (or info) item, the transaction of its suplog item (else of field 2, when
+/// not zero). `None`: counted as `lob_images_unusable`.
+pub fn lob_image_piece<'a>(image: &LobImage<'a>) -> Option<(Xid, u32, &'a [u8], &'a [u8])> {
+    if image.common.op != KDLI_OP_BIMG || image.page.is_empty() {
+        return None;
+    }
+    if !matches!(image.item.code, KDLI_LOAD_DATA | KDLI_INFO) || image.item.lob_id.is_empty() {
+        return None;
+    }
+    let suplog = image.trailer.as_ref().filter(|t| t.code == KDLI_SUPLOG);
+    let xid = suplog.and_then(|t| t.xid).or(image.head.xid).filter(|x| x.sqn != 0)?;
+    Some((xid, suplog.map_or(0, |t| t.obj), image.item.lob_id, image.page))
 }
 
 fn pair_event<'a>(
@@ -339,6 +354,24 @@ pub fn for_each_event<'a>(record: &'a RedoRecord<'a>, mut emit: impl FnMut(Event
                     rows: multi_rows(&d.rows, &d.slots),
                     ..base(record, vec)
                 });
+            }
+            OpBody::LobImage(image) => {
+                // a SecureFile page image: a LOB piece keyed by (LOB id, the page's DBA), no undo
+                if let Some((xid, obj, lob_id, data)) = lob_image_piece(image) {
+                    emit(Event {
+                        kind: kind::LOB,
+                        usn: xid.usn as i64,
+                        slot: xid.slot as i64,
+                        sqn: xid.sqn as i64,
+                        obj: obj as i64,
+                        dataobj: image.dataobj as i64,
+                        redo_op: opval(vec),
+                        bdba: image.common.dba as i64,
+                        lob_id,
+                        lob_data: data,
+                        ..base(record, vec)
+                    });
+                }
             }
             OpBody::Ddl(d) => emit(Event {
                 kind: kind::DDL,

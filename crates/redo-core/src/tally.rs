@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::events::lob_piece;
+use crate::events::{lob_image_piece, lob_piece};
 use crate::model::{ChangeVector, OpBody, RedoRecord};
 use crate::ops::lob::LOB_ID_PREFIX;
+use crate::ops::LOB_IMAGE_UNREAD;
 
 /// Counts of one decode (the counters of Python `DecodeReport`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -25,6 +26,10 @@ pub struct Tally {
 pub fn classify(vector: &ChangeVector<'_>) -> Option<&'static str> {
     match &vector.body {
         OpBody::LobSupport(_) => Some("llb_vectors"),
+        OpBody::LobImage(i) => {
+            Some(if lob_image_piece(i).is_some() { "lob_image_pieces" } else { "lob_images_unusable" })
+        }
+        OpBody::Opaque(LOB_IMAGE_UNREAD) => Some("lob_images_unread"),
         OpBody::Lob(l) => Some(if lob_piece(l).is_some() { "lob_data_pieces" } else { "lob_other_vectors" }),
         OpBody::DirectLoad(d) => Some(if !d.rows.is_empty() {
             "direct_load_table_blocks"
