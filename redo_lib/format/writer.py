@@ -502,15 +502,18 @@ def write_lob_locator(
     dbas: Sequence[int] = (),
     last_page_bytes: int = 0,
     chunk: int = 0,
+    page_count: int | None = None,
 ) -> bytes:
     """A LOB locator (§7.8) with an in-row body: flags @5 = 0x04, LOB id @10, be16 body size @20, be16
     flg2 @22; ``inline`` data (flg2 0x0100, chunk size be16 @28, data from @36), else the page list
-    (flg2 0x0400, be32 page count @24, be16 bytes in the last page @28, be32 DBAs from @36)."""
+    (flg2 0x0400, be32 page count @24, be16 bytes in the last page @28, be32 DBAs from @36).
+    ``page_count`` above ``len(dbas)``: the other pages are named by the LOB index (§5.7)."""
     head = bytes(5) + b"\x04" + bytes(4) + lob_id.ljust(10, b"\0")
     if inline is not None:
         body = (0x0100).to_bytes(2, "big") + bytes(4) + chunk.to_bytes(2, "big") + bytes(6) + inline
     else:
-        body = (0x0400).to_bytes(2, "big") + len(dbas).to_bytes(4, "big") + last_page_bytes.to_bytes(2, "big")
+        count = len(dbas) if page_count is None else page_count
+        body = (0x0400).to_bytes(2, "big") + count.to_bytes(4, "big") + last_page_bytes.to_bytes(2, "big")
         body += bytes(6) + b"".join(d.to_bytes(4, "big") for d in dbas)
     return head + (len(body) + 2).to_bytes(2, "big") + body
 

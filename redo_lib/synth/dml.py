@@ -429,7 +429,7 @@ def append_lob(e: Engine, t: OpenTxn, step: AppendLob) -> None:
     ctype = table.spec.columns[i].type
     if ctype.name not in LOB_TYPES:
         raise ScenarioError(f"append_lob: {table.spec.name}.{step.column} is not a LOB column")
-    if table.spec.securefile:
+    if table.spec.securefile or table.spec.locator_pages:
         raise ScenarioError(
             f"append_lob: {table.spec.name} stores SecureFile LOBs; appends are not generated"
         )
@@ -459,7 +459,9 @@ def _new_lobs(e: Engine, table: TableState, row: Row, columns: Sequence[int]) ->
     for i in columns:
         data = row.data[i]
         if data is not None:
-            row.data[i], written = e.lob_space.store(data, securefile=table.spec.securefile)
+            row.data[i], written = e.lob_space.store(
+                data, securefile=table.spec.securefile, locator_pages=table.spec.locator_pages
+            )
             pages.extend(dataclasses.replace(p, column=i + 1) for p in written)
     return pages
 
@@ -488,12 +490,34 @@ def _write_pages(
     e: Engine, t: OpenTxn, table: TableState, pages: Sequence[LobPage]
 ) -> list[tuple[UndoRecord, Uba]]:
     """LOB pages as 26.2 pieces (their undo records returned, for rollback), or as 26.6 page images
-    (``securefile: images``: no undo; a rollback to a savepoint leaves them unattached, counted)."""
+    (``securefile: images``: no undo; a rollback to a savepoint leaves them unattached, counted);
+    BasicFile pages past the table's ``locator_pages`` also get LOB index entries (10.2), one per up
+    to 8 consecutive pages of one LOB."""
     if table.spec.securefile == "images":
         for p in pages:
             e.write_lob_image(t, table, p)
         return []
-    return [e.write_lob_piece(t, table, p) for p in pages]
+    undos = [e.write_lob_piece(t, table, p) for p in pages]
+    groups: list[list[LobPage]] = []
+    for p in pages:
+        if not table.spec.locator_pages or p.page < table.spec.locator_pages:
+            continue
+        last = groups[-1][-1] if groups else None
+        if (
+            last
+            and last.lob_id == p.lob_id
+            and last.page + 1 == p.page
+            and len(groups[-1]) < _INDEX_KEY_PAGES
+        ):
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    for g in groups:
+        undos.append(e.write_lob_index(t, table, g[0].lob_id, g[0].page, [p.dba for p in g]))
+    return undos
+
+
+_INDEX_KEY_PAGES = 8  # page DBAs per LOB index key (a 10.8 key holds 8, §5.7)
 
 
 def _apply_update(

@@ -166,7 +166,17 @@ def _settings(raw: Any) -> Settings:
 
 
 _TABLE_KEYS = frozenset(
-    {"owner", "name", "columns", "primary_key", "unique_keys", "obj", "dataobj", "securefile"}
+    {
+        "owner",
+        "name",
+        "columns",
+        "primary_key",
+        "unique_keys",
+        "obj",
+        "dataobj",
+        "securefile",
+        "locator_pages",
+    }
 )
 
 
@@ -199,7 +209,14 @@ def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
         obj=raw.get("obj"),
         dataobj=raw.get("dataobj"),
         securefile=_securefile(raw.get("securefile", False), what),
+        locator_pages=_count(raw.get("locator_pages", 0), f"{what}.locator_pages"),
     )
+
+
+def _count(raw: Any, what: str) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ScenarioError(f"{what}: a count >= 0, not {raw!r}")
+    return raw
 
 
 def _securefile(raw: Any, what: str) -> str:
@@ -369,15 +386,19 @@ def _ddl(kind: str, args: Any, what: str, common: dict[str, str]) -> Ddl:
 
 
 def _table_plain(t: TableSpec) -> dict[str, Any]:
-    return {
-        "owner": t.owner,
-        "name": t.name,
-        "obj": t.obj,
-        "dataobj": t.dataobj,
-        "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
-        "primary_key": list(t.primary_key),
-        "unique_keys": [list(k) for k in t.unique_keys],
-    } | ({"securefile": t.securefile} if t.securefile else {})
+    return (
+        {
+            "owner": t.owner,
+            "name": t.name,
+            "obj": t.obj,
+            "dataobj": t.dataobj,
+            "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
+            "primary_key": list(t.primary_key),
+            "unique_keys": [list(k) for k in t.unique_keys],
+        }
+        | ({"securefile": t.securefile} if t.securefile else {})
+        | ({"locator_pages": t.locator_pages} if t.locator_pages else {})
+    )
 
 
 def _ddl_plain(step: Ddl) -> dict[str, Any]:

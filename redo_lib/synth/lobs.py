@@ -74,11 +74,14 @@ class LobSpace:
         last = len(data) - (len(dbas) - 1) * self.page_size
         return write_lob_locator(lob_id, dbas=dbas, last_page_bytes=last)
 
-    def store(self, data: bytes, *, securefile: str = "") -> tuple[bytes, list[LobPage]]:
+    def store(
+        self, data: bytes, *, securefile: str = "", locator_pages: int = 0
+    ) -> tuple[bytes, list[LobPage]]:
         """A new LOB holding ``data``: (locator, pages to write). SecureFile (``securefile`` set): the
         locator carries the data (flg2 0x0800) or extents naming the pages, whose DBAs are consecutive
         (flg2 0x4000); ``list_pages``: the 12c+ list-page form instead (a form the decoder counts as
-        not read: the generator writes it to test that count)."""
+        not read: the generator writes it to test that count). BasicFile with ``locator_pages``: the
+        locator lists that many DBAs and counts all pages; the LOB index names the others."""
         lob_id = self._lob_id()
         if len(data) <= IN_ROW_LIMIT:
             if securefile:
@@ -90,6 +93,10 @@ class LobSpace:
         if securefile:
             extents = [(p.dba, len(chunk)) for p, chunk in _runs(pages)]
             return write_securefile_locator(lob_id, length=len(data), extents=extents), pages
+        if locator_pages and len(pages) > locator_pages:
+            last = len(data) - (len(pages) - 1) * self.page_size
+            dbas = [p.dba for p in pages[:locator_pages]]
+            return write_lob_locator(lob_id, dbas=dbas, last_page_bytes=last, page_count=len(pages)), pages
         return self._locator(lob_id, data, [p.dba for p in pages]), pages
 
     def append(self, locator: bytes, old: bytes, added: bytes) -> tuple[bytes, list[LobPage]]:

@@ -11,6 +11,7 @@ use crate::layout::redo_time_epoch;
 use crate::model::{kdo_op, ChangeVector, Column, Kdo, OpBody, QmiRow, RedoRecord, UndoRecord};
 use crate::model::{LobChange, LobImage, Xid};
 use crate::ops::lob::{KDLI_FILL, KDLI_INFO, KDLI_LOAD_DATA, KDLI_OP_BIMG, KDLI_SUPLOG};
+use crate::ops::lob_index::lob_index_entry;
 
 /// Event kinds (Python `EventKind`).
 pub mod kind {
@@ -295,6 +296,29 @@ pub fn for_each_event<'a>(record: &'a RedoRecord<'a>, mut emit: impl FnMut(Event
                         continue;
                     }
                 }
+                if u.opc == (10, 22) {
+                    // a BasicFile LOB index entry (§5.7): a LOB event of the 10.x's op, the key's
+                    // LOB id and page number, the DBA list as its data (the LOB store's page map)
+                    if let Some(nv) = nxt.filter(|v| v.layer == 10) {
+                        if let Some(entry) = lob_index_entry(nv.code, &nv.fields) {
+                            emit(Event {
+                                kind: kind::LOB,
+                                usn: u.xid.usn as i64,
+                                slot: u.xid.slot as i64,
+                                sqn: u.xid.sqn as i64,
+                                obj: u.obj as i64,
+                                dataobj: u.dataobj as i64,
+                                redo_op: opval(nv),
+                                lob_id: entry.lob_id,
+                                lob_page: entry.page as i64,
+                                lob_data: entry.dbas,
+                                ..base(record, nv)
+                            });
+                            i += 2;
+                            continue;
+                        }
+                    }
+                }
                 if u.opc != (11, 1) {
                     // index (10.22), LOB (26.1), truncate (14.8) undo: skip it and its redo partner
                     if nxt.is_some_and(|v| v.layer == 10 || v.layer == 26) {
@@ -406,6 +430,9 @@ pub mod row_ops {
     pub const CMP: i64 = 0x0B16;
     /// 19.1 direct loader block with table rows
     pub const DIRECT_LOAD: i64 = 0x1301;
+    /// LOB index entries (LOB events, §5.7): 10.2 insert leaf row, 10.8 init leaf block
+    pub const LOB_INDEX_INSERT: i64 = 0x0A02;
+    pub const LOB_INDEX_INIT: i64 = 0x0A08;
     pub const GROUPED: [i64; 7] = [IRP, DRP, URP, ORP, CFA, LMN, CMP];
     /// row flags: cluster key, last piece, first piece
     pub const FB_K: i64 = 0x80;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::events::{lob_image_piece, lob_piece};
 use crate::model::{ChangeVector, OpBody, RedoRecord};
 use crate::ops::lob::LOB_ID_PREFIX;
+use crate::ops::lob_index::lob_index_entry;
 use crate::ops::LOB_IMAGE_UNREAD;
 
 /// Counts of one decode (the counters of Python `DecodeReport`).
@@ -43,6 +44,9 @@ pub fn classify(vector: &ChangeVector<'_>) -> Option<&'static str> {
             (10, 22) => Some("index_undo_vectors"),
             _ => None,
         },
+        _ if vector.layer == 10 && lob_index_entry(vector.code, &vector.fields).is_some() => {
+            Some("lob_index_entries")
+        }
         _ if vector.layer == 10 => Some("index_vectors_ignored"),
         OpBody::Opaque(_) if vector.layer == 26 => Some("lob_other_vectors"),
         _ => None,

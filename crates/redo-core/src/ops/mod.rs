@@ -6,6 +6,7 @@ pub mod ddl;
 pub mod direct_load;
 pub mod kdo;
 pub mod lob;
+pub mod lob_index;
 pub mod rows;
 pub mod session;
 pub mod undo;

@@ -162,6 +162,7 @@ pub mod reason {
     pub const PAGE_ORDER: &str = "pages out of order or last page length differs from the locator";
     pub const LENGTH: &str = "pages do not add up to the SecureFile locator's length";
     pub const NO_DATA: &str = "locator names no data and no pages";
+    pub const INDEX_ENTRY: &str = "LOB index entry of a page not in this batch";
 }
 
 /// The value of a locator, or why there is none: inline data, the BasicFile page list or the
@@ -184,6 +185,17 @@ pub fn resolve_locator(
     }
     let Some(store) = store else { return Ok(Err(reason::NO_STORE.into())) };
     if !loc.dbas.is_empty() {
+        if loc.index_pages > 0 {
+            // the pages the locator has no room for, by page number from the LOB index
+            let mut full = loc.clone();
+            for page in loc.dbas.len()..loc.dbas.len() + loc.index_pages {
+                let dba = u32::try_from(page).ok().and_then(|p| store.index_dba(&loc.lob_id, p));
+                let Some(dba) = dba else { return Ok(Err(reason::INDEX_ENTRY.into())) };
+                full.dbas.push(dba);
+            }
+            full.index_pages = 0;
+            return resolve_locator(Some(store), &full);
+        }
         if let Some(data) = store.resolve(loc)? {
             return Ok(Ok(data));
         }
@@ -277,6 +289,36 @@ mod tests {
         let gap = LobLocator { extents: vec![Extent { first: 0x0040_0010, count: 3 }], ..loc.clone() };
         assert_eq!(resolve_locator(Some(&mut store), &gap).unwrap(), Err(reason::PAGE_MISSING.into()));
         assert_eq!(resolve_locator(None, &loc).unwrap(), Err(reason::NO_STORE.into()));
+    }
+
+    #[test]
+    fn pages_past_the_locator_come_from_lob_index_entries() {
+        use crate::events::row_ops::LOB_INDEX_INSERT;
+        let mut store = LobStore::new(None);
+        for (dba, page, data) in [(7, 0, &b"ab"[..]), (8, 1, b"cd"), (9, 2, b"e")] {
+            let mut e = piece(dba, data);
+            e.lob_page = page;
+            store.add(&e).unwrap();
+        }
+        // a locator of 3 pages with room for 2 DBAs (7, 8), 1 byte in the last page
+        let mut v = vec![0, 0x54, 0, 1, 2, 0x04, 0, 0, 0, 0];
+        v.extend_from_slice(ID);
+        v.extend_from_slice(&24u16.to_be_bytes());
+        v.extend_from_slice(&0x0400u16.to_be_bytes());
+        v.extend_from_slice(&3u32.to_be_bytes());
+        v.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0]);
+        v.extend_from_slice(&[0, 0, 0, 7, 0, 0, 0, 8]);
+        let loc = parse_lob_locator(&v).unwrap();
+        assert_eq!((loc.dbas.len(), loc.index_pages), (2, 1));
+        assert_eq!(resolve_locator(Some(&mut store), &loc).unwrap(), Err(reason::INDEX_ENTRY.into()));
+        // the 10.2 entry: LOB id, page 2 at DBA 9 (not a page of its own)
+        let mut entry =
+            ChangeEvent { kind: kind::LOB, redo_op: LOB_INDEX_INSERT, lob_page: 2, ..Default::default() };
+        entry.lob_id = entry.push_bytes(ID);
+        entry.lob_data = entry.push_bytes(&9u32.to_be_bytes());
+        assert!(!store.add(&entry).unwrap());
+        assert_eq!(store.index_dba(ID, 2), Some(9));
+        assert_eq!(resolve_locator(Some(&mut store), &loc).unwrap(), Ok(b"abcde".to_vec()));
     }
 
     #[test]

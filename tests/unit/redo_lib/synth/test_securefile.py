@@ -73,3 +73,16 @@ steps:
     second = decoded.trail[1].to_dict()["columns"]
     assert second["BODY"] == "small"  # the in-row form is read
     assert second["B"] != "00" * 9000 and decoded.trail[0].to_dict()["columns"]["BODY"] != "abc" * 5000
+
+
+def test_basicfile_pages_past_the_locator_are_read_through_lob_index_entries(tmp_path: Path) -> None:
+    """lob_index.yaml: locators list 4 page DBAs; the other pages of 8,132 bytes are named by 10.2
+    LOB index entries of up to 8 pages: DOC of ID 2 (252,000 bytes, 31 pages: 27 indexed, 4 keys),
+    BIN of ID 2 (90,000 bytes, 12 pages: 1 key), DOC of ID 1's update (90,000 bytes: 1 key), BIN of
+    the rolled-back ID 3 (70,000 bytes, 9 pages: 1 key); BIN of ID 1 (3 pages) needs none."""
+    result = generate(load_scenario(REPO / "include/scenarios/lob_index.yaml"), tmp_path)
+    decoded = decode_logs(list(result.logs), result.dictionary)
+    assert [r.to_dict() for r in decoded.trail] == read_trail(result)
+    assert decoded.report.lobs["lob_index_entries"] == 7
+    assert decoded.counts["lobs"].get("lob_values_unresolved", 0) == 0
+    assert decoded.counts["lobs"]["lob_values_out_of_row"] == 4
