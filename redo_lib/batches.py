@@ -654,6 +654,10 @@ def merge_counts(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
                 if isinstance(inner, dict):
                     dest = target.setdefault(key, {})
                     for op, n in inner.items():
+                        if isinstance(n, dict):  # a deeper breakdown (lobs.unresolved_by_column)
+                            merged = merge_counts([{op: dest.get(op) or {}}, {op: n}])
+                            dest[op] = merged.get(op, {})
+                            continue
                         dest[op] = _merge_value(op, dest.get(op), n)
                 else:
                     target[key] = _merge_value(key, target.get(key), inner)

@@ -332,7 +332,8 @@ def reconcile(
         "ddl_problems": list(emitter.ddl_problems),
         # LOB values in row / out of row, pieces, and what could not be resolved or attached (counted,
         # never dropped silently: docs/lobs.md)
-        "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")},
+        "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")}
+        | _lob_unresolved(emitter),
         # the before records of updates (image option update-befores): no row changes of their own
         "images": {"update_before_records": emitter.counters.get("update_before_records", 0)},
         "issues": {
@@ -341,6 +342,15 @@ def reconcile(
             if k not in ("begun", "committed", "rolled_back", "held")
         },
     }
+
+
+def _lob_unresolved(emitter: Any) -> dict[str, Any]:
+    """The LOB values left unresolved by table and column, each with its reason (``OWNER.TABLE.COLUMN``
+    -> reason -> values; docs/lobs.md): present only when there are some, for GE rule 17's message."""
+    out: dict[str, dict[str, int]] = {}
+    for (table, column, reason), n in sorted(getattr(emitter, "lob_unresolved", {}).items()):
+        out.setdefault(f"{table}.{column}", {})[reason] = n
+    return {"unresolved_by_column": out} if out else {}
 
 
 def _by_name(counter: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:

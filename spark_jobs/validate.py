@@ -116,18 +116,30 @@ def render_declared_columns(columns: dict[str, list[str]] | None) -> str:
 
 
 def render_lob_issues(counts: dict[str, Any]) -> str:
-    """counts.json's unresolved LOB values (``lobs.lob_values_unresolved``) as a SQL row set."""
-    unresolved = int((counts.get("lobs") or {}).get("lob_values_unresolved") or 0)
-    if not unresolved:
+    """counts.json's unresolved LOB values as a SQL row set: one row per table, column and reason
+    (``lobs.unresolved_by_column``), the problem text naming them; a total without that breakdown
+    (``lobs.lob_values_unresolved``) is one row."""
+    lobs = counts.get("lobs") or {}
+    unresolved = int(lobs.get("lob_values_unresolved") or 0)
+    by_column = lobs.get("unresolved_by_column") or {}
+    if not unresolved and not by_column:
         return "SELECT CAST(NULL AS STRING) AS problem, CAST(NULL AS STRING) AS detail WHERE false"
-    # no JSON literal: GX reads braces in the query as its placeholders
-    detail = f"to_json(named_struct('lob_values_unresolved', {unresolved}))"
-    problem = sql_literal(
-        "LOB values left unresolved (locator hex): a page their locator names is neither in the batch "
-        "nor carried in from the batch before (written before the chain's first batch), or the locator "
-        "form is not read (docs/lobs.md)"
-    )
-    return f"SELECT {problem} AS problem, {detail} AS detail"
+    if not by_column:
+        # no JSON literal: GX reads braces in the query as its placeholders
+        detail = f"to_json(named_struct('lob_values_unresolved', {unresolved}))"
+        problem = sql_literal(
+            "LOB values left unresolved (locator hex): a page their locator names is neither in the batch "
+            "nor carried in from the batch before (written before the chain's first batch), or the locator "
+            "form is not read (docs/lobs.md)"
+        )
+        return f"SELECT {problem} AS problem, {detail} AS detail"
+    rows = []
+    for column, reasons in sorted(by_column.items()):
+        for reason, n in sorted(reasons.items()):
+            problem = sql_literal(f"LOB values left unresolved in {column}: {reason}")
+            detail = f"to_json(named_struct('column', {sql_literal(column)}, 'values', {int(n)}))"
+            rows.append(f"SELECT {problem} AS problem, {detail} AS detail")
+    return " UNION ALL ".join(rows)
 
 
 def render_unknown_in_scope(counts: dict[str, Any]) -> str:

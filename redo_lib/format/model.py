@@ -450,6 +450,23 @@ class LobChange:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LobImage:
+    """OP 26.6 — LOB page image (BIMG, direct LOB load; SecureFile pages), §5.10: field 1 kdli common
+    (op 6 = BIMG, the page's DBA), field 2 a kdli item of at least 32 bytes (the data object id u32
+    @24; OLR's fpload layout: XID @16), field 3 a kdli item (load data: the LOB id @12), field 4 the raw
+    page when the op is BIMG, then a kdli item (usually suplog: XID, obj, column). ``page`` is empty
+    when the op is not BIMG; ``trailer`` is the last item, ``None`` when absent."""
+
+    common: KdliCommon
+    dataobj: int
+    head: KdliItem  # field 2 (raw bytes; ``xid`` from @16)
+    item: KdliItem  # field 3
+    page: bytes = b""
+    trailer: KdliItem | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LobSupport:
     """OP 11.17 — LLB, LogMiner LOB support (§5.0 catalogue: not handled by OLR; no field layout in
     the doc). Kept as observed in the real oracdc records (low confidence): field 1 16 bytes, field 2
@@ -500,6 +517,7 @@ OpBody = (
     | Ddl
     | DirectLoadBlock
     | LobChange
+    | LobImage
     | LobSupport
     | Opaque
 )

@@ -58,6 +58,7 @@ from redo_lib.format.model import (
     KdoOpCode,
     KtbRedo,
     LobChange,
+    LobImage,
     Opaque,
     PartialRollback,
     QmiRow,
@@ -74,9 +75,11 @@ __all__ = [
     "COMPAT_11_2", "COMPAT_19C", "COMPAT_23AI", "LogFileSpec", "LogWriter", "WriterLayout", "WrittenLog",
     "encode_redo_time", "seal_block", "write_change_vector", "write_ddl", "write_direct_load_block",
     "write_fields", "write_kdli_common", "write_kdli_item", "write_kdo", "write_ktb", "write_lob_locator",
+    "write_securefile_locator",
     "write_record", "write_row_image", "xor_words",
 ]  # fmt: skip
 
+KDLI_OP_BIMG = 6  # kdli common op of a 26.6 page image (§5.10)
 COMPAT_11_2 = 0x0B200400
 COMPAT_19C = 0x13000000
 COMPAT_23AI = 0x17000000
@@ -238,6 +241,16 @@ def _body_fields(layout: WriterLayout, cv: ChangeVector) -> tuple[bytes, ...]:
             write_ktb(layout, body.ktb),
             write_kdli_common(layout, body.common),
             *(write_kdli_item(layout, i) for i in body.items),
+        )
+    if isinstance(body, LobImage):
+        page = (body.page,) if body.common.op == KDLI_OP_BIMG else ()
+        trailer = (write_kdli_item(layout, body.trailer),) if body.trailer is not None else ()
+        return (
+            write_kdli_common(layout, body.common),
+            write_kdli_item(layout, body.head),
+            write_kdli_item(layout, body.item),
+            *page,
+            *trailer,
         )
     if isinstance(body, Opaque):
         raise FormatError(f"opaque {body.category} vector {cv.layer}.{cv.code} needs raw fields")
@@ -489,16 +502,62 @@ def write_lob_locator(
     dbas: Sequence[int] = (),
     last_page_bytes: int = 0,
     chunk: int = 0,
+    page_count: int | None = None,
 ) -> bytes:
     """A LOB locator (§7.8) with an in-row body: flags @5 = 0x04, LOB id @10, be16 body size @20, be16
     flg2 @22; ``inline`` data (flg2 0x0100, chunk size be16 @28, data from @36), else the page list
-    (flg2 0x0400, be32 page count @24, be16 bytes in the last page @28, be32 DBAs from @36)."""
+    (flg2 0x0400, be32 page count @24, be16 bytes in the last page @28, be32 DBAs from @36).
+    ``page_count`` above ``len(dbas)``: the other pages are named by the LOB index (§5.7)."""
     head = bytes(5) + b"\x04" + bytes(4) + lob_id.ljust(10, b"\0")
     if inline is not None:
         body = (0x0100).to_bytes(2, "big") + bytes(4) + chunk.to_bytes(2, "big") + bytes(6) + inline
     else:
-        body = (0x0400).to_bytes(2, "big") + len(dbas).to_bytes(4, "big") + last_page_bytes.to_bytes(2, "big")
+        count = len(dbas) if page_count is None else page_count
+        body = (0x0400).to_bytes(2, "big") + count.to_bytes(4, "big") + last_page_bytes.to_bytes(2, "big")
         body += bytes(6) + b"".join(d.to_bytes(4, "big") for d in dbas)
+    return head + (len(body) + 2).to_bytes(2, "big") + body
+
+
+def write_securefile_locator(
+    lob_id: bytes,
+    *,
+    inline: bytes | None = None,
+    length: int = 0,
+    extents: Sequence[tuple[int, int]] = (),
+    list_page: int | None = None,
+) -> bytes:
+    """A SecureFile-style LOB locator (§7.8, the branch where flg2 has neither 0x0100 nor 0x0400):
+    flags @5 = 0x04, LOB id @10, be16 body size @20, be16 flg2 @22, flg3 @26 (``& 0x03``: the length
+    in 1-4 big-endian bytes at @28), flg4 @27 = 0 (one more header byte). ``inline`` data: flg2 0x0800,
+    the data to the end; else the 12c+ page list (flg2 0x4000, flg3 style 0x20): a count byte
+    (extents - 1), then per extent (first DBA, pages) a flag byte (0x20: two-byte count), the be32
+    first DBA and the page count. ``list_page``: the 12c+ style 0x40 (be32 DBA of an lmap list page),
+    a form the decoder does not read (it counts such values). Our reading of OLR's
+    (crates/redo-core/src/trail/securefile.rs)."""
+    if inline is not None:
+        length = len(inline)
+    if not 0 <= length < 1 << 32:
+        raise FormatError(f"SecureFile LOB length {length} does not fit 4 bytes")
+    width = max(1, (length.bit_length() + 7) // 8)
+    if inline is not None:
+        flg2, flg3, rest = 0x0800, width - 1, inline
+    elif list_page is not None:
+        flg2, flg3, rest = 0x4000, 0x40 | (width - 1), list_page.to_bytes(4, "big")
+    else:
+        if not 1 <= len(extents) <= 256:
+            raise FormatError(f"a SecureFile locator holds 1 to 256 extents, not {len(extents)}")
+        parts = [bytes([len(extents) - 1])]
+        for first, count in extents:
+            if not 0 < count < 1 << 16:
+                raise FormatError(f"a SecureFile extent holds 1 to 65535 pages, not {count}")
+            wide = count > 0xFF
+            parts.append(bytes([0x20 if wide else 0]) + first.to_bytes(4, "big"))
+            parts.append(count.to_bytes(2 if wide else 1, "big"))
+        flg2, flg3, rest = 0x4000, 0x20 | (width - 1), b"".join(parts)
+    body = (
+        flg2.to_bytes(2, "big") + bytes(2) + bytes([flg3, 0]) + length.to_bytes(width, "big") + b"\0" + rest
+    )
+    head = bytes(5) + b"\x04" + bytes(4) + lob_id.ljust(10, b"\0")
     return head + (len(body) + 2).to_bytes(2, "big") + body
 
 

@@ -429,6 +429,10 @@ def append_lob(e: Engine, t: OpenTxn, step: AppendLob) -> None:
     ctype = table.spec.columns[i].type
     if ctype.name not in LOB_TYPES:
         raise ScenarioError(f"append_lob: {table.spec.name}.{step.column} is not a LOB column")
+    if table.spec.securefile or table.spec.locator_pages:
+        raise ScenarioError(
+            f"append_lob: {table.spec.name} stores SecureFile LOBs; appends are not generated"
+        )
     added = normalize(ctype, step.value, f"append_lob {step.column}")
     if added is None:
         return  # appending NULL or '' leaves the LOB as it is
@@ -455,8 +459,10 @@ def _new_lobs(e: Engine, table: TableState, row: Row, columns: Sequence[int]) ->
     for i in columns:
         data = row.data[i]
         if data is not None:
-            row.data[i], written = e.lob_space.store(data)
-            pages.extend(written)
+            row.data[i], written = e.lob_space.store(
+                data, securefile=table.spec.securefile, locator_pages=table.spec.locator_pages
+            )
+            pages.extend(dataclasses.replace(p, column=i + 1) for p in written)
     return pages
 
 
@@ -472,12 +478,46 @@ def _write_with_lobs(
     """The row's pairs and its LOB pages (before or after them); ``undos`` gets every undo record
     written, in write order (rollback compensates them newest first)."""
     if placement == "before":
-        undos.extend(e.write_lob_piece(t, table, p) for p in pages)
+        undos.extend(_write_pages(e, t, table, pages))
     placements = [e.write_pair(t, table, undo, redo) for undo, redo in pairs]
     undos.extend((u, r.ktb.uba) for u, r in pairs)
     if placement != "before":
-        undos.extend(e.write_lob_piece(t, table, p) for p in pages)
+        undos.extend(_write_pages(e, t, table, pages))
     return placements
+
+
+def _write_pages(
+    e: Engine, t: OpenTxn, table: TableState, pages: Sequence[LobPage]
+) -> list[tuple[UndoRecord, Uba]]:
+    """LOB pages as 26.2 pieces (their undo records returned, for rollback), or as 26.6 page images
+    (``securefile: images``: no undo; a rollback to a savepoint leaves them unattached, counted);
+    BasicFile pages past the table's ``locator_pages`` also get LOB index entries (10.2), one per up
+    to 8 consecutive pages of one LOB."""
+    if table.spec.securefile == "images":
+        for p in pages:
+            e.write_lob_image(t, table, p)
+        return []
+    undos = [e.write_lob_piece(t, table, p) for p in pages]
+    groups: list[list[LobPage]] = []
+    for p in pages:
+        if not table.spec.locator_pages or p.page < table.spec.locator_pages:
+            continue
+        last = groups[-1][-1] if groups else None
+        if (
+            last
+            and last.lob_id == p.lob_id
+            and last.page + 1 == p.page
+            and len(groups[-1]) < _INDEX_KEY_PAGES
+        ):
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    for g in groups:
+        undos.append(e.write_lob_index(t, table, g[0].lob_id, g[0].page, [p.dba for p in g]))
+    return undos
+
+
+_INDEX_KEY_PAGES = 8  # page DBAs per LOB index key (a 10.8 key holds 8, §5.7)
 
 
 def _apply_update(

@@ -221,6 +221,25 @@ class Engine:
         )
         return undo, uba
 
+    def write_lob_index(
+        self, t: OpenTxn, table: TableState, lob_id: bytes, first_page: int, dbas: list[int]
+    ) -> tuple[UndoRecord, Uba]:
+        """One record for one BasicFile LOB index entry: 5.1 (opc 10.22) + 10.2 whose key names the
+        LOB id and first page, its key data the pages' DBAs (§5.7)."""
+        _, ctx = self.ensure_xid(t)
+        undo_fields, key = self.vectors.lob_index_undo_fields(lob_id, first_page)
+        undo, uba = ctx.raw_undo(table, (10, 22), undo_fields)
+        redo = self.vectors.lob_index_redo(ctx.ktb(uba), key, dbas, table.index_obj, self.clock.scn)
+        self._write_undo_redo(t, table, uba, undo, redo)
+        return undo, uba
+
+    def write_lob_image(self, t: OpenTxn, table: TableState, page: LobPage) -> None:
+        """One record for one SecureFile page written as a page image: a 26.6 alone (no undo record;
+        the suplog item names the transaction), after the transaction's begin record."""
+        self.write_begin_only(t)
+        assert t.txn is not None
+        t.log.write([self.vectors.lob_image(page, t.txn.xid, table.obj, table.dataobj, self.clock.scn)])
+
     def _write_undo_redo(
         self, t: OpenTxn, table: TableState, uba: Uba, undo: UndoRecord, redo: ChangeVector
     ) -> Placed:
@@ -394,7 +413,7 @@ class Engine:
                 table = change.revert[1]
                 assert t.txn is not None
                 for undo, uba in reversed(change.undo):
-                    if undo.opc == (26, 1):
+                    if undo.opc in ((26, 1), (10, 22)):  # a LOB piece, a LOB index entry
                         t.log.write(self.vectors.lob_compensation(t.txn, undo, uba, self.clock.scn))
                         continue
                     t.log.write(

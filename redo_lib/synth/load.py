@@ -165,10 +165,25 @@ def _settings(raw: Any) -> Settings:
     return Settings(**raw)
 
 
+_TABLE_KEYS = frozenset(
+    {
+        "owner",
+        "name",
+        "columns",
+        "primary_key",
+        "unique_keys",
+        "obj",
+        "dataobj",
+        "securefile",
+        "locator_pages",
+    }
+)
+
+
 def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
     what = what or f"tables[{i}]"
     raw = _mapping(raw, what)
-    unknown = set(raw) - {"owner", "name", "columns", "primary_key", "unique_keys", "obj", "dataobj"}
+    unknown = set(raw) - _TABLE_KEYS
     if unknown:
         raise ScenarioError(f"{what}: unknown keys {sorted(unknown)}")
     name = str(raw.get("name", ""))
@@ -193,7 +208,28 @@ def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
         unique_keys=tuple(tuple(k) for k in raw.get("unique_keys") or ()),
         obj=raw.get("obj"),
         dataobj=raw.get("dataobj"),
+        securefile=_securefile(raw.get("securefile", False), what),
+        locator_pages=_count(raw.get("locator_pages", 0), f"{what}.locator_pages"),
     )
+
+
+def _count(raw: Any, what: str) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ScenarioError(f"{what}: a count >= 0, not {raw!r}")
+    return raw
+
+
+def _securefile(raw: Any, what: str) -> str:
+    """``securefile: true`` (SecureFile locators, pages as 26.2 pieces), ``images`` (pages as 26.6
+    page images) or ``list_pages`` (a locator form the decoder does not read); absent or false:
+    BasicFile."""
+    if raw is True:
+        return "pieces"
+    if raw is False or raw is None:
+        return ""
+    if raw in ("pieces", "images", "list_pages"):
+        return str(raw)
+    raise ScenarioError(f"{what}.securefile: true, false, pieces, images or list_pages, not {raw!r}")
 
 
 def _session(raw: Any, i: int) -> SessionSpec:
@@ -350,15 +386,19 @@ def _ddl(kind: str, args: Any, what: str, common: dict[str, str]) -> Ddl:
 
 
 def _table_plain(t: TableSpec) -> dict[str, Any]:
-    return {
-        "owner": t.owner,
-        "name": t.name,
-        "obj": t.obj,
-        "dataobj": t.dataobj,
-        "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
-        "primary_key": list(t.primary_key),
-        "unique_keys": [list(k) for k in t.unique_keys],
-    }
+    return (
+        {
+            "owner": t.owner,
+            "name": t.name,
+            "obj": t.obj,
+            "dataobj": t.dataobj,
+            "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
+            "primary_key": list(t.primary_key),
+            "unique_keys": [list(k) for k in t.unique_keys],
+        }
+        | ({"securefile": t.securefile} if t.securefile else {})
+        | ({"locator_pages": t.locator_pages} if t.locator_pages else {})
+    )
 
 
 def _ddl_plain(step: Ddl) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import final
 
 from redo_lib.format.lobs import parse_lob_locator
-from redo_lib.format.writer import write_lob_locator
+from redo_lib.format.writer import write_lob_locator, write_securefile_locator
 from redo_lib.synth.database import make_dba
 
 __all__ = ["IN_ROW_LIMIT", "LobPage", "LobSpace"]
@@ -33,12 +33,13 @@ _LOB_ID_PREFIX = b"\x00\x00\x00\x01\x00\x00"
 @final
 @dataclass(frozen=True, slots=True)
 class LobPage:
-    """One LOB page to write: LOB id, page number, DBA and the bytes."""
+    """One LOB page to write: LOB id, page number, DBA, the bytes and the column."""
 
     lob_id: bytes
     page: int
     dba: int
     data: bytes
+    column: int = 0  # the LOB column's segcol# (a 26.6 page image's suplog item)
 
 
 class LobSpace:
@@ -73,12 +74,29 @@ class LobSpace:
         last = len(data) - (len(dbas) - 1) * self.page_size
         return write_lob_locator(lob_id, dbas=dbas, last_page_bytes=last)
 
-    def store(self, data: bytes) -> tuple[bytes, list[LobPage]]:
-        """A new LOB holding ``data``: (locator, pages to write)."""
+    def store(
+        self, data: bytes, *, securefile: str = "", locator_pages: int = 0
+    ) -> tuple[bytes, list[LobPage]]:
+        """A new LOB holding ``data``: (locator, pages to write). SecureFile (``securefile`` set): the
+        locator carries the data (flg2 0x0800) or extents naming the pages, whose DBAs are consecutive
+        (flg2 0x4000); ``list_pages``: the 12c+ list-page form instead (a form the decoder counts as
+        not read: the generator writes it to test that count). BasicFile with ``locator_pages``: the
+        locator lists that many DBAs and counts all pages; the LOB index names the others."""
         lob_id = self._lob_id()
         if len(data) <= IN_ROW_LIMIT:
+            if securefile:
+                return write_securefile_locator(lob_id, inline=data), []
             return self._locator(lob_id, data, []), []
         pages = self._pages(lob_id, data, 0)
+        if securefile == "list_pages":
+            return write_securefile_locator(lob_id, length=len(data), list_page=pages[0].dba), pages
+        if securefile:
+            extents = [(p.dba, len(chunk)) for p, chunk in _runs(pages)]
+            return write_securefile_locator(lob_id, length=len(data), extents=extents), pages
+        if locator_pages and len(pages) > locator_pages:
+            last = len(data) - (len(pages) - 1) * self.page_size
+            dbas = [p.dba for p in pages[:locator_pages]]
+            return write_lob_locator(lob_id, dbas=dbas, last_page_bytes=last, page_count=len(pages)), pages
         return self._locator(lob_id, data, [p.dba for p in pages]), pages
 
     def append(self, locator: bytes, old: bytes, added: bytes) -> tuple[bytes, list[LobPage]]:
@@ -96,3 +114,15 @@ class LobSpace:
         start = len(keep) * self.page_size
         pages = self._pages(current.lob_id, data[start:], len(keep))
         return self._locator(current.lob_id, data, keep + [p.dba for p in pages]), pages
+
+
+def _runs(pages: list[LobPage]) -> list[tuple[LobPage, list[LobPage]]]:
+    """Pages in runs of consecutive DBAs of at most 65,535 pages: (first page, the run), one SecureFile
+    extent each."""
+    runs: list[tuple[LobPage, list[LobPage]]] = []
+    for p in pages:
+        if runs and p.dba == runs[-1][1][-1].dba + 1 and len(runs[-1][1]) < 0xFFFF:
+            runs[-1][1].append(p)
+        else:
+            runs.append((p, [p]))
+    return runs

@@ -92,6 +92,9 @@ class ColumnSpec:
         _check_name(self.name, "column")
 
 
+SECUREFILE_MODES = frozenset({"", "pieces", "images", "list_pages"})
+
+
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableSpec:
@@ -109,9 +112,24 @@ class TableSpec:
     unique_keys: tuple[tuple[str, ...], ...] = ()
     obj: int | None = None
     dataobj: int | None = None
+    # LOB storage: "" BasicFile; "pieces" SecureFile (its locator forms, pages as 26.2 pieces);
+    # "images" SecureFile with pages as 26.6 page images; "list_pages" SecureFile locators of the 12c+
+    # list-page form the decoder does not read (it counts them; for tests of that count): docs/lobs.md
+    securefile: str = ""
+    # BasicFile: at most this many page DBAs in a locator (0: all); the LOB's other pages are named
+    # by LOB index entries (5.1 opc 10.22 + 10.2, redo-format §5.7)
+    locator_pages: int = 0
 
     def __post_init__(self) -> None:
+        if self.locator_pages < 0 or (self.locator_pages and self.securefile):
+            raise ScenarioError(
+                f"table {self.owner}.{self.name}: locator_pages is a count >= 0 of BasicFile tables"
+            )
         _check_name(self.owner, "owner")
+        if self.securefile not in SECUREFILE_MODES:
+            raise ScenarioError(
+                f"table {self.owner}.{self.name}: securefile is one of {sorted(SECUREFILE_MODES)}, not {self.securefile!r}"
+            )
         _check_name(self.name, "table")
         if not self.columns:
             raise ScenarioError(f"table {self.full_name} has no columns")

@@ -24,6 +24,7 @@ from redo_lib.format.model import (
     KdoOpCode,
     KtbRedo,
     LobChange,
+    LobImage,
     Opaque,
     OpBody,
     PartialRollback,
@@ -202,12 +203,53 @@ class Vectors:
         )
         return self._cv(26, 2, 1, page.dba >> 22, page.dba, dataobj, scn, body, typ=2)
 
+    def lob_index_undo_fields(self, lob_id: bytes, first_page: int) -> tuple[tuple[bytes, ...], bytes]:
+        """(fields 3-5 of the 5.1 opc 10.22 of a LOB index entry: KTB, kdilk, the key; the key): the
+        BasicFile LOB index key (§5.7, 16 bytes): 10, the LOB id, 4, be32 page number."""
+        lay = self.layout
+        key = bytes([10]) + lob_id.ljust(10, b"\0") + bytes([4]) + first_page.to_bytes(4, "big")
+        kdilk = lay.pack("BBBxIIiI", 1, 2, 0x01, 0, 0, 0, 0)
+        return (write_ktb(lay, KtbRedo(op=0x03, flg=0x0D)), kdilk, key), key
+
+    def lob_index_redo(
+        self, ktb: KtbRedo, key: bytes, dbas: list[int], index_obj: int, scn: int
+    ) -> ChangeVector:
+        """10.2 insert leaf row of a LOB index (§5.7): KTB, (itl, code 0 single, sno, row size), the
+        key, the key data (the pages' be32 DBAs)."""
+        lay = self.layout
+        keydata = b"".join(d.to_bytes(4, "big") for d in dbas)
+        head = lay.pack("BBHH", 2, 0, 1, len(key) + len(keydata))
+        fields = (write_ktb(lay, ktb), head, key, keydata)
+        return self._cv(10, 2, 1, 5, dbas[0], index_obj, scn, Opaque(category="index"), typ=2, fields=fields)
+
+    def lob_image(self, page: LobPage, xid: Xid, obj: int, dataobj: int, scn: int) -> ChangeVector:
+        """26.6 writing one SecureFile page as a page image (§5.10): kdli common (op BIMG, type data,
+        the page's DBA); field 2 (32 bytes, OLR's fpload: code 11, bsz @4, SCN @8, XID @16, data object
+        @24); field 3 a load data item (code 4, 56 bytes, the LOB id @12); field 4 the page's bytes;
+        field 5 a suplog item (code 9: XID @4, obj @12, column @18) naming the transaction."""
+        lay = self.layout
+        head = (
+            lay.pack("BxxxI", 11, len(page.data)) + lay.scn8(scn) + lay.xid(xid) + lay.pack("II", dataobj, 0)
+        )
+        load = bytes([4]) + bytes(11) + page.lob_id.ljust(10, b"\0") + bytes(34)
+        suplog = bytes([9, 0, 0, 0]) + lay.xid(xid) + lay.pack("IHHI", obj, 1, page.column, 0)
+        body = LobImage(
+            common=KdliCommon(op=6, type=0x20, flg0=0, flg1=0, psiz=len(page.data), poff=0, dba=page.dba),
+            dataobj=dataobj,
+            head=KdliItem(code=11, raw=head),
+            item=KdliItem(code=4, lob_id=page.lob_id, raw=load),
+            page=page.data,
+            trailer=KdliItem(code=9, xid=xid, obj=obj, column=page.column, raw=suplog),
+        )
+        return self._cv(26, 6, 1, page.dba >> 22, page.dba, dataobj, scn, body, typ=2)
+
     def lob_compensation(self, txn: Txn, undo: UndoRecord, uba: Uba, scn: int) -> list[ChangeVector]:
-        """Rollback of a LOB piece: a stand-alone 5.6 (5.11 for the transaction's first undo record)
-        with opc 26.1 and "user undo done" (§6.3; the decoder pops the LOB piece, docs/lobs.md)."""
+        """Rollback of a LOB piece (or LOB index entry): a stand-alone 5.6 (5.11 for the transaction's
+        first undo record) with the undo's opc (26.1, 10.22) and "user undo done" (§6.3; the decoder
+        pops the LOB event, docs/lobs.md)."""
         seg = txn.segment
         rb = PartialRollback(
-            usn=seg.usn, slt=txn.xid.slot, obj=undo.obj, dataobj=undo.dataobj, opc=(26, 1), flg=0x10
+            usn=seg.usn, slt=txn.xid.slot, obj=undo.obj, dataobj=undo.dataobj, opc=undo.opc, flg=0x10
         )
         if undo.flg & 0x08:
             return [self._cv(5, 11, 15 + 2 * seg.usn, seg.afn, seg.header_dba, None, scn, rb)]

@@ -209,6 +209,19 @@ def test_lob_scenario_publishes_byte_exact_values(spark: Any, lobs: Path, tmp_pa
     apart): LOB values (in row, in pages written before
     or after the row change, appended to by a later transaction) arrive whole in the changelog and
     the mirror, with their sizes and pieces."""
+    _assert_lob_values(spark, lobs, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["securefile_lobs", "lob_index"])
+def test_securefile_and_lob_index_scenarios_publish_byte_exact_values(
+    spark: Any, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, name: str
+) -> None:
+    """SecureFile locators (pages as 26.2 pieces and as 26.6 page images) and BasicFile pages named
+    by LOB index entries, over 5 assembly partitions: validated (rule 17) and published whole."""
+    _assert_lob_values(spark, _generate(tmp_path_factory, name), tmp_path)
+
+
+def _assert_lob_values(spark: Any, lobs: Path, tmp_path: Path) -> None:
     changelog = _assert_final_state(
         lobs, _publish_batches(spark, lobs, tmp_path, "iceberg", [], ["--partitions", "5"])
     )

@@ -159,6 +159,16 @@ def _lob_unresolved() -> tuple[Batch, list[Any], dict[str, Any]]:
     return batch, trail, counts
 
 
+def _lob_unresolved_by_column() -> tuple[Batch, list[Any], dict[str, Any]]:
+    """counts.json as assemble writes it when two SecureFile values of one column could not be read."""
+    batch = batch_one()
+    trail = records(batch.txns)
+    counts = counts_of(batch, trail)
+    reasons = {"SecureFile locator list page (12c+ style 0x40) not read": 1, "page not in this batch": 1}
+    counts["lobs"] = {"lob_values_unresolved": 2, "unresolved_by_column": {"US03.STUDENT.CV": reasons}}
+    return batch, trail, counts
+
+
 def _update_without_before() -> tuple[Batch, list[Any], dict[str, Any]]:
     batch = replace(batch_one(), images=["update-befores"])  # asked for, but the trail has none
     trail = records(batch.txns)
@@ -187,6 +197,9 @@ Case = Callable[[], tuple[Batch, list[Any], dict[str, Any]]]
         pytest.param(_counts_disagree, "reconcile", 2, 1, {"xid": None}, id="counts-disagree"),
         pytest.param(_lob_not_in_image, "lobs_complete", 17, 1, {"xid": "4.11.854", "trail_seq": 0}, id="lob-not-in-image"),
         pytest.param(_lob_unresolved, "lobs_complete", 17, 1, {"xid": None}, id="lob-unresolved"),
+        pytest.param(_lob_unresolved_by_column, "lobs_complete", 17, 2,
+                     {"problem": "LOB values left unresolved in US03.STUDENT.CV: page not in this batch"},
+                     id="lob-unresolved-by-column"),
         pytest.param(_update_without_before, "before_images", 10, 2, {"xid": "5.2.100", "trail_seq": 3},
                      id="update-without-before"),
         pytest.param(_delete_not_full, "full_deletes", 11, 1, {"xid": "6.1.7", "trail_seq": 5},

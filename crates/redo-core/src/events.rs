@@ -8,9 +8,10 @@
 //! `arrow::EventBuilder` copies them into record batches of `arrow::events_schema()`.
 
 use crate::layout::redo_time_epoch;
-use crate::model::LobChange;
 use crate::model::{kdo_op, ChangeVector, Column, Kdo, OpBody, QmiRow, RedoRecord, UndoRecord};
-use crate::ops::lob::{KDLI_FILL, KDLI_INFO};
+use crate::model::{LobChange, LobImage, Xid};
+use crate::ops::lob::{KDLI_FILL, KDLI_INFO, KDLI_LOAD_DATA, KDLI_OP_BIMG, KDLI_SUPLOG};
+use crate::ops::lob_index::lob_index_entry;
 
 /// Event kinds (Python `EventKind`).
 pub mod kind {
@@ -138,6 +139,21 @@ pub fn lob_piece<'a>(body: &LobChange<'a>) -> Option<(&'a [u8], u32, &'a [u8])> 
     let info = body.items.iter().find(|i| i.code == KDLI_INFO)?;
     let fill = body.items.iter().find(|i| i.code == KDLI_FILL)?;
     Some((info.lob_id, info.block, fill.data))
+}
+
+/// (XID, obj, LOB id, page bytes) of a 26.6 page image the LOB store can use: op BIMG, a page, the
+/// LOB id of its load-data (or info) item, the transaction of its suplog item (else of field 2, when
+/// not zero). `None`: counted as `lob_images_unusable`.
+pub fn lob_image_piece<'a>(image: &LobImage<'a>) -> Option<(Xid, u32, &'a [u8], &'a [u8])> {
+    if image.common.op != KDLI_OP_BIMG || image.page.is_empty() {
+        return None;
+    }
+    if !matches!(image.item.code, KDLI_LOAD_DATA | KDLI_INFO) || image.item.lob_id.is_empty() {
+        return None;
+    }
+    let suplog = image.trailer.as_ref().filter(|t| t.code == KDLI_SUPLOG);
+    let xid = suplog.and_then(|t| t.xid).or(image.head.xid).filter(|x| x.sqn != 0)?;
+    Some((xid, suplog.map_or(0, |t| t.obj), image.item.lob_id, image.page))
 }
 
 fn pair_event<'a>(
@@ -280,6 +296,29 @@ pub fn for_each_event<'a>(record: &'a RedoRecord<'a>, mut emit: impl FnMut(Event
                         continue;
                     }
                 }
+                if u.opc == (10, 22) {
+                    // a BasicFile LOB index entry (§5.7): a LOB event of the 10.x's op, the key's
+                    // LOB id and page number, the DBA list as its data (the LOB store's page map)
+                    if let Some(nv) = nxt.filter(|v| v.layer == 10) {
+                        if let Some(entry) = lob_index_entry(nv.code, &nv.fields) {
+                            emit(Event {
+                                kind: kind::LOB,
+                                usn: u.xid.usn as i64,
+                                slot: u.xid.slot as i64,
+                                sqn: u.xid.sqn as i64,
+                                obj: u.obj as i64,
+                                dataobj: u.dataobj as i64,
+                                redo_op: opval(nv),
+                                lob_id: entry.lob_id,
+                                lob_page: entry.page as i64,
+                                lob_data: entry.dbas,
+                                ..base(record, nv)
+                            });
+                            i += 2;
+                            continue;
+                        }
+                    }
+                }
                 if u.opc != (11, 1) {
                     // index (10.22), LOB (26.1), truncate (14.8) undo: skip it and its redo partner
                     if nxt.is_some_and(|v| v.layer == 10 || v.layer == 26) {
@@ -340,6 +379,24 @@ pub fn for_each_event<'a>(record: &'a RedoRecord<'a>, mut emit: impl FnMut(Event
                     ..base(record, vec)
                 });
             }
+            OpBody::LobImage(image) => {
+                // a SecureFile page image: a LOB piece keyed by (LOB id, the page's DBA), no undo
+                if let Some((xid, obj, lob_id, data)) = lob_image_piece(image) {
+                    emit(Event {
+                        kind: kind::LOB,
+                        usn: xid.usn as i64,
+                        slot: xid.slot as i64,
+                        sqn: xid.sqn as i64,
+                        obj: obj as i64,
+                        dataobj: image.dataobj as i64,
+                        redo_op: opval(vec),
+                        bdba: image.common.dba as i64,
+                        lob_id,
+                        lob_data: data,
+                        ..base(record, vec)
+                    });
+                }
+            }
             OpBody::Ddl(d) => emit(Event {
                 kind: kind::DDL,
                 usn: d.xid.usn as i64,
@@ -373,6 +430,9 @@ pub mod row_ops {
     pub const CMP: i64 = 0x0B16;
     /// 19.1 direct loader block with table rows
     pub const DIRECT_LOAD: i64 = 0x1301;
+    /// LOB index entries (LOB events, §5.7): 10.2 insert leaf row, 10.8 init leaf block
+    pub const LOB_INDEX_INSERT: i64 = 0x0A02;
+    pub const LOB_INDEX_INIT: i64 = 0x0A08;
     pub const GROUPED: [i64; 7] = [IRP, DRP, URP, ORP, CFA, LMN, CMP];
     /// row flags: cluster key, last piece, first piece
     pub const FB_K: i64 = 0x80;

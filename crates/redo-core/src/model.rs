@@ -289,6 +289,19 @@ pub struct LobChange<'a> {
     pub items: Vec<KdliItem<'a>>,
 }
 
+/// OP 26.6 — LOB page image (BIMG, direct LOB load; SecureFile pages), §5.10: kdli common, a kdli
+/// item of at least 32 bytes (`head`: data object id @24, XID @16), a kdli item, the raw page when
+/// the common op is BIMG, then a kdli item (`trailer`, usually suplog).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LobImage<'a> {
+    pub common: KdliCommon,
+    pub dataobj: u32,
+    pub head: KdliItem<'a>,
+    pub item: KdliItem<'a>,
+    pub page: &'a [u8],
+    pub trailer: Option<KdliItem<'a>>,
+}
+
 /// OP 11.17 — LLB, LogMiner LOB support (kept as observed in real records, low confidence).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LobSupport<'a> {
@@ -310,6 +323,7 @@ pub enum OpBody<'a> {
     Ddl(Ddl),
     DirectLoad(DirectLoadBlock<'a>),
     Lob(LobChange<'a>),
+    LobImage(LobImage<'a>),
     LobSupport(LobSupport<'a>),
     Opaque(&'static str),
 }

@@ -5,9 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::events::lob_piece;
+use crate::events::{lob_image_piece, lob_piece};
 use crate::model::{ChangeVector, OpBody, RedoRecord};
 use crate::ops::lob::LOB_ID_PREFIX;
+use crate::ops::lob_index::lob_index_entry;
+use crate::ops::LOB_IMAGE_UNREAD;
 
 /// Counts of one decode (the counters of Python `DecodeReport`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -25,6 +27,10 @@ pub struct Tally {
 pub fn classify(vector: &ChangeVector<'_>) -> Option<&'static str> {
     match &vector.body {
         OpBody::LobSupport(_) => Some("llb_vectors"),
+        OpBody::LobImage(i) => {
+            Some(if lob_image_piece(i).is_some() { "lob_image_pieces" } else { "lob_images_unusable" })
+        }
+        OpBody::Opaque(LOB_IMAGE_UNREAD) => Some("lob_images_unread"),
         OpBody::Lob(l) => Some(if lob_piece(l).is_some() { "lob_data_pieces" } else { "lob_other_vectors" }),
         OpBody::DirectLoad(d) => Some(if !d.rows.is_empty() {
             "direct_load_table_blocks"
@@ -38,6 +44,9 @@ pub fn classify(vector: &ChangeVector<'_>) -> Option<&'static str> {
             (10, 22) => Some("index_undo_vectors"),
             _ => None,
         },
+        _ if vector.layer == 10 && lob_index_entry(vector.code, &vector.fields).is_some() => {
+            Some("lob_index_entries")
+        }
         _ if vector.layer == 10 => Some("index_vectors_ignored"),
         OpBody::Opaque(_) if vector.layer == 26 => Some("lob_other_vectors"),
         _ => None,

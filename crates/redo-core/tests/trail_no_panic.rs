@@ -67,7 +67,7 @@ impl DdlHandler for Ddl {
 fn locator(rnd: &mut XorShift) -> Vec<u8> {
     let mut head = vec![0u8, 0x54, 0, 1, 2, rnd.pick(&[0x04, 0x00, 0xFF]), 0, 0, 0, 0];
     head.extend_from_slice(b"\0\0\0\x01LOBID\0");
-    match rnd.next() % 3 {
+    match rnd.next() % 4 {
         0 => {
             let data = rnd.bytes(12);
             head.extend_from_slice(&((16 + data.len()) as u16).to_be_bytes());
@@ -86,6 +86,19 @@ fn locator(rnd: &mut XorShift) -> Vec<u8> {
             for _ in 0..n {
                 head.extend_from_slice(&(1 + rnd.next() as u32 % 3).to_be_bytes());
             }
+        }
+        2 => {
+            // a SecureFile-style body (securefile.rs): any flg2 / flg3 / flg4, random rest, a body
+            // size that may or may not match
+            let rest = rnd.bytes(14);
+            let other = rnd.next() % 40;
+            let size = rnd.pick(&[6 + rest.len() as u64, other]);
+            head.extend_from_slice(&(size as u16).to_be_bytes());
+            head.extend_from_slice(&rnd.pick(&[0x0800u16, 0x4000, 0, 0x0200]).to_be_bytes());
+            head.extend_from_slice(&[0, 0]);
+            head.push(rnd.pick(&[0x00, 0x01, 0x02, 0x03, 0x21, 0x40, 0x43, 0x60]));
+            head.push(rnd.pick(&[0x00, 0x01, 0x02]));
+            head.extend_from_slice(&rest);
         }
         _ => head.truncate((rnd.next() % 30) as usize),
     }

@@ -84,6 +84,19 @@ fn supplemental<'py>(py: Python<'py>, s: &Option<Supplemental<'_>>) -> PyResult<
         "start_after" => s.start_after, "bdba" => s.bdba, "slot" => s.slot, "columns" => cols)
 }
 
+fn kdli_common<'py>(py: Python<'py>, c: &KdliCommon) -> PyResult<Obj<'py>> {
+    dict!(py, "KdliCommon";
+        "op" => c.op, "type" => c.type_, "flg0" => c.flg0, "flg1" => c.flg1, "psiz" => c.psiz,
+        "poff" => c.poff, "dba" => c.dba)
+}
+
+fn kdli_item<'py>(py: Python<'py>, i: &KdliItem<'_>) -> PyResult<Obj<'py>> {
+    dict!(py, "KdliItem";
+        "code" => i.code, "lob_id" => bytes(py, i.lob_id), "block" => i.block, "slot" => i.slot,
+        "offset" => i.offset, "size" => i.size, "data" => bytes(py, i.data),
+        "xid" => i.xid.as_ref().map(xid), "obj" => i.obj, "column" => i.column, "raw" => bytes(py, i.raw))
+}
+
 fn body<'py>(py: Python<'py>, b: &OpBody<'_>) -> PyResult<Obj<'py>> {
     match b {
         OpBody::Undo(u) => dict!(py, "UndoRecord";
@@ -118,20 +131,14 @@ fn body<'py>(py: Python<'py>, b: &OpBody<'_>) -> PyResult<Obj<'py>> {
             "data" => bytes(py, d.data), "slots" => d.slots.clone(), "rows" => qmi_rows(py, &d.rows)?,
             "itl_xids" => d.itl_xids.iter().map(xid).collect::<Vec<_>>()),
         OpBody::Lob(l) => {
-            let c = &l.common;
-            let common = dict!(py, "KdliCommon";
-                "op" => c.op, "type" => c.type_, "flg0" => c.flg0, "flg1" => c.flg1, "psiz" => c.psiz,
-                "poff" => c.poff, "dba" => c.dba)?;
-            let items = l
-                .items
-                .iter()
-                .map(|i| dict!(py, "KdliItem";
-                    "code" => i.code, "lob_id" => bytes(py, i.lob_id), "block" => i.block, "slot" => i.slot,
-                    "offset" => i.offset, "size" => i.size, "data" => bytes(py, i.data),
-                    "xid" => i.xid.as_ref().map(xid), "obj" => i.obj, "column" => i.column, "raw" => bytes(py, i.raw)))
-                .collect::<PyResult<Vec<_>>>()?;
+            let common = kdli_common(py, &l.common)?;
+            let items = l.items.iter().map(|i| kdli_item(py, i)).collect::<PyResult<Vec<_>>>()?;
             dict!(py, "LobChange"; "ktb" => ktb(py, &l.ktb)?, "common" => common, "items" => items)
         }
+        OpBody::LobImage(l) => dict!(py, "LobImage";
+            "common" => kdli_common(py, &l.common)?, "dataobj" => l.dataobj, "head" => kdli_item(py, &l.head)?,
+            "item" => kdli_item(py, &l.item)?, "page" => bytes(py, l.page),
+            "trailer" => match &l.trailer { Some(t) => kdli_item(py, t)?, None => py.None().into_bound(py) }),
         OpBody::LobSupport(l) => dict!(py, "LobSupport";
             "kind" => l.kind, "lob_id" => opt_bytes(py, l.lob_id)?, "sizes" => l.sizes.clone()),
         OpBody::Opaque(category) => dict!(py, "Opaque"; "category" => *category),

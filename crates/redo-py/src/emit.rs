@@ -284,6 +284,12 @@ impl Emitter {
         self.inner.value_errors.clone()
     }
 
+    /// (OWNER.TABLE, column, reason) -> LOB values not resolved
+    #[getter]
+    fn lob_unresolved(&self) -> BTreeMap<(String, String, String), u64> {
+        self.inner.lob_unresolved.clone()
+    }
+
     /// (owner.name, verb) -> DDL records
     #[getter]
     fn ddl_records(&self) -> BTreeMap<(String, String), u64> {

@@ -22,6 +22,7 @@ use super::lob_carry::LobCarry;
 use super::lobs::{parse_lob_locator, LobStore};
 use super::rows::{RowChange, RowChanges, RowImage, RowOp};
 use super::schema::{LobColumn, Name, Pairs, TrailRecord, TrailSink};
+use super::securefile::resolve_locator;
 use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
 use crate::values::{hex_lower, render_value_into, CharsetArg, ZoneArg};
@@ -177,6 +178,8 @@ pub struct Emitter {
     /// (owner.name, verb) -> DDL records
     pub ddl_records: BTreeMap<(String, String), u64>,
     pub ddl_problems: Vec<DdlProblem>,
+    /// (OWNER.TABLE, column, reason) -> LOB values not resolved (counts.json `lobs`, rule 17)
+    pub lob_unresolved: BTreeMap<(String, String, String), u64>,
     pub(super) lobs: Option<LobStore>,
     /// which LOB pages are live, to carry to the next batch (`lob_carry`)
     pub(super) lob_carry: LobCarry,
@@ -712,19 +715,14 @@ impl Emitter {
         }))
     }
 
-    /// The data of a LOB column value (its locator): in-row data, or the pages it names.
-    fn lob_data(&mut self, value: &[u8]) -> Result<Option<Vec<u8>>> {
+    /// The data of a LOB column value (its locator): in-row data, or the pages it names; else why
+    /// not (`securefile::reason`). A locator that does not parse is `Err` (a value error).
+    fn lob_data(&mut self, value: &[u8]) -> Result<std::result::Result<Vec<u8>, String>> {
         let locator = parse_lob_locator(value)?;
-        if let Some(inline) = locator.inline {
-            self.add("lob_values_in_row", 1);
-            return Ok(Some(inline));
-        }
-        let data = match self.lobs.as_mut() {
-            Some(store) => store.resolve(&locator)?,
-            None => None,
-        };
-        if data.is_some() {
-            self.add("lob_values_out_of_row", 1);
+        let in_row = locator.inline.is_some();
+        let data = resolve_locator(self.lobs.as_mut(), &locator)?;
+        if data.is_ok() {
+            self.add(if in_row { "lob_values_in_row" } else { "lob_values_out_of_row" }, 1);
         }
         Ok(data)
     }
@@ -803,13 +801,16 @@ impl Renderer<'_, '_> {
         let mut bytes = value;
         if col.type_code == CLOB || col.type_code == BLOB {
             match self.emitter.lob_data(value) {
-                Ok(Some(d)) => {
+                Ok(Ok(d)) => {
                     self.lobs.push(LobColumn::of(&col.name, d.len()));
                     data = d;
                     bytes = &data;
                 }
-                Ok(None) => {
+                Ok(Err(why)) => {
+                    // counted with its table, column and reason: GE rule 17 fails the batch on it
                     self.emitter.add("lob_values_unresolved", 1);
+                    let key = (format!("{}.{}", self.owner, self.table), col.name.to_string(), why);
+                    count(&mut self.emitter.lob_unresolved, key);
                     return (col.name.clone(), Some(hex_lower(value)));
                 }
                 // the page file failing is no bad value: the emit fails (Python: an OSError)

@@ -37,6 +37,16 @@ pub struct LobLocator {
     pub inline: Option<Vec<u8>>,
     pub last_page_bytes: usize,
     pub dbas: Vec<u32>,
+    /// page-list form: pages after `dbas` that only the LOB index names
+    pub index_pages: usize,
+    /// flg2 of an in-row body
+    pub flg2: u16,
+    /// flags 0x04 clear: only the LOB index resolves it
+    pub by_index: bool,
+    /// SecureFile forms (`securefile.rs`): the LOB's length, its extents, or the form not read
+    pub length: Option<u64>,
+    pub extents: Vec<super::securefile::Extent>,
+    pub unread: Option<String>,
 }
 
 fn need(data: &[u8], size: usize, what: &str) -> Result<()> {
@@ -50,14 +60,15 @@ fn be16(data: &[u8], at: usize) -> usize {
     usize::from(data[at]) << 8 | usize::from(data[at + 1])
 }
 
-/// `parse_lob_locator`: in-row data (flg2 0x0100) and the page list (flg2 0x0400) are resolved;
-/// any other form parses to a locator without data. Short or inconsistent bytes: `Error::Format`.
+/// `parse_lob_locator`: in-row data (flg2 0x0100) and the page list (flg2 0x0400) here, the
+/// SecureFile-style body (any other flg2) in `securefile.rs`; flags 0x04 clear: `by_index`. Short or
+/// inconsistent bytes: `Error::Format`.
 pub fn parse_lob_locator(data: &[u8]) -> Result<LobLocator> {
     need(data, 20, "LOB locator")?;
     let flags = data[5];
     let lob_id = data[10..20].to_vec();
     if flags & LOCATOR_IN_ROW == 0 {
-        return Ok(LobLocator { lob_id, ..Default::default() });
+        return Ok(LobLocator { lob_id, by_index: true, ..Default::default() });
     }
     need(data, 24, "LOB locator in-row body")?;
     let total = 20 + be16(data, 20);
@@ -71,23 +82,27 @@ pub fn parse_lob_locator(data: &[u8]) -> Result<LobLocator> {
     if flg2 & FLG2_PAGE_LIST != 0 {
         need(data, LOCATOR_DATA, "LOB locator page list")?;
         let count = u32::from_be_bytes([data[24], data[25], data[26], data[27]]) as usize;
-        if LOCATOR_DATA + 4 * count > total {
-            return Err(Error::body(format!(
-                "LOB locator lists {count} pages but has room for {}",
-                (total - LOCATOR_DATA) / 4
-            )));
-        }
-        let dbas = data[LOCATOR_DATA..LOCATOR_DATA + 4 * count]
+        // the pages past the DBAs the locator has room for are in the LOB index (§5.7; OLR: "rest
+        // of data in LOB index"): resolved by page number from its 10.2 / 10.8 entries
+        let listed = count.min((total - LOCATOR_DATA) / 4);
+        let dbas = data[LOCATOR_DATA..LOCATOR_DATA + 4 * listed]
             .chunks_exact(4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
-        return Ok(LobLocator { lob_id, inline: None, last_page_bytes: be16(data, 28), dbas });
+        return Ok(LobLocator {
+            lob_id,
+            flg2,
+            last_page_bytes: be16(data, 28),
+            dbas,
+            index_pages: count - listed,
+            ..Default::default()
+        });
     }
     if flg2 & FLG2_INLINE != 0 {
         let inline = data.get(LOCATOR_DATA..total).unwrap_or_default().to_vec();
-        return Ok(LobLocator { lob_id, inline: Some(inline), ..Default::default() });
+        return Ok(LobLocator { lob_id, flg2, inline: Some(inline), ..Default::default() });
     }
-    Ok(LobLocator { lob_id, ..Default::default() })
+    super::securefile::parse_secure_body(data, lob_id, total, flg2)
 }
 
 /// (LOB id, page DBA)
@@ -108,6 +123,8 @@ pub struct LobStore {
     file: Option<File>,
     end: u64,
     index: HashMap<PageKey, Page>,
+    /// the LOB index entries (10.2 / 10.8, `ops::lob_index`): (LOB id, page number) -> DBA
+    lob_index: HashMap<(Vec<u8>, u32), u32>,
     /// pieces of the current transaction no resolved locator named yet
     pending: HashSet<PageKey>,
     pub pieces: u64,
@@ -136,6 +153,9 @@ impl LobStore {
     /// Store one event if it is a LOB piece; whether it was. A file failure is `Error::Storage`.
     pub fn add(&mut self, e: &ChangeEvent) -> Result<bool> {
         if !e.is_lob() {
+            return Ok(false);
+        }
+        if self.add_index_entry(e) {
             return Ok(false);
         }
         let data = e.bytes(e.lob_data);
@@ -172,8 +192,9 @@ impl LobStore {
         self.index.iter().map(|(k, p)| (k, p.page, p.length))
     }
 
-    /// The page number and bytes of one page, `None` when it is not held.
-    pub fn read_page(&mut self, key: &PageKey) -> Result<Option<(i64, Vec<u8>)>> {
+    /// The page number and bytes of one page, `None` when it is not held (the carry reads pages
+    /// out with it: a page read so is not named by a locator, unlike [`Self::read_page`]).
+    pub fn page_bytes(&mut self, key: &PageKey) -> Result<Option<(i64, Vec<u8>)>> {
         let (Some(page), Some(file)) = (self.index.get(key).copied(), self.file.as_mut()) else {
             return Ok(None);
         };
@@ -212,6 +233,42 @@ impl LobStore {
             self.pending.remove(&key);
         }
         Ok((last_len == locator.last_page_bytes).then_some(out))
+    }
+
+    /// A LOB index entry event (10.2 / 10.8: LOB id, first page number, the be32 DBA list) goes to
+    /// the page map; whether it was one.
+    fn add_index_entry(&mut self, e: &ChangeEvent) -> bool {
+        use crate::events::row_ops::{LOB_INDEX_INIT, LOB_INDEX_INSERT};
+        if e.redo_op != LOB_INDEX_INSERT && e.redo_op != LOB_INDEX_INIT {
+            return false;
+        }
+        let (Ok(first), lob_id) = (u32::try_from(e.lob_page), e.bytes(e.lob_id)) else { return true };
+        for (i, dba) in crate::ops::lob_index::entry_dbas(e.bytes(e.lob_data)).enumerate() {
+            if let Some(page) = first.checked_add(i as u32) {
+                self.lob_index.insert((lob_id.to_vec(), page), dba);
+            }
+        }
+        true
+    }
+
+    /// The DBA the LOB index gives page `page` of LOB `lob_id`.
+    pub fn index_dba(&self, lob_id: &[u8], page: u32) -> Option<u32> {
+        self.lob_index.get(&(lob_id.to_vec(), page)).copied()
+    }
+
+    /// Whether the page (LOB id, DBA) is in the store.
+    pub fn contains(&self, lob_id: &[u8], dba: u32) -> bool {
+        self.index.contains_key(&(lob_id.to_vec(), i64::from(dba)))
+    }
+
+    /// The bytes of one page (LOB id, DBA), named by a locator from now on; `None` when absent.
+    pub fn read_page(&mut self, lob_id: &[u8], dba: u32) -> Result<Option<Vec<u8>>> {
+        let key = (lob_id.to_vec(), i64::from(dba));
+        let out = self.page_bytes(&key)?.map(|(_, bytes)| bytes);
+        if out.is_some() {
+            self.pending.remove(&key);
+        }
+        Ok(out)
     }
 
     /// Pieces of the current transaction that no resolved locator named.
@@ -268,8 +325,10 @@ pub(crate) mod tests {
     #[test]
     fn short_locators_are_format_errors() {
         assert_eq!(parse_lob_locator(&[0; 19]).unwrap_err().kind(), "format");
+        // a page count past the DBAs listed: the other pages are the LOB index's
         let mut v = page_list(b"\0\0\0\x01ABCDEF", &[1], 1);
         v[24..28].copy_from_slice(&9u32.to_be_bytes());
-        assert_eq!(parse_lob_locator(&v).unwrap_err().kind(), "format");
+        let loc = parse_lob_locator(&v).unwrap();
+        assert_eq!((loc.dbas, loc.index_pages), (vec![1], 8));
     }
 }

@@ -11,6 +11,7 @@ pub mod lob_carry;
 pub mod lobs;
 pub mod rows;
 pub mod schema;
+pub mod securefile;
 
 pub use ddl::ddl_subject;
 pub use dictionary::{ColumnDef, Dictionary, TableVersion};
