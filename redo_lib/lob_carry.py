@@ -77,7 +77,7 @@ def read_carried_lobs(emitter: Any, locations: Iterable[str]) -> None:
         for location in files:
             try:
                 # no pre-buffering: with it, iter_batches read ahead most of a 512 MB file (peak RSS
-                # 640 MB against 150 MB without; docs/lobs.md)
+                # 640 MB against 150 MB without; docs/benchmarks.md)
                 with pq.ParquetFile(open_input(location), pre_buffer=False) as file:
                     if not file.schema_arrow.equals(schema):
                         raise AssemblyError(
