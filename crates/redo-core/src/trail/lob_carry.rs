@@ -238,7 +238,8 @@ impl Emitter {
             let mut size = 0;
             while out.next_page < out.pages.len() && (size == 0 || size < max_bytes) {
                 let key = &out.pages[out.next_page];
-                let Some((page, bytes)) = self.lobs.as_mut().map(|s| s.page_bytes(key)).transpose()?.flatten()
+                let Some((page, bytes)) =
+                    self.lobs.as_mut().map(|s| s.page_bytes(key)).transpose()?.flatten()
                 else {
                     return Err(Error::assembly("a carried LOB page left the store", Default::default()));
                 };
