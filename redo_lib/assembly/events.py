@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, final
 
-from redo_lib.format.lobs import lob_piece
+from redo_lib.format.lobs import lob_image_piece, lob_index_entry, lob_piece
 from redo_lib.format.model import (
     ChangeVector,
     Ddl,
@@ -29,6 +29,7 @@ from redo_lib.format.model import (
     Kdo,
     KdoOpCode,
     LobChange,
+    LobImage,
     PartialRollback,
     RedoRecord,
     RowOperation,
@@ -336,7 +337,9 @@ def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
     """The change events of one redo record, in vector order (redo-format §6.1).
 
     A 5.1 is paired with the 11.x that follows it; a 5.1 of opc 26.1 followed by a 26.2 that writes
-    LOB data is a LOB piece (kind LOB); other 5.1 + 10.x/26.x pairs (index or LOB maintenance) yield
+    LOB data is a LOB piece (kind LOB), so is a 26.6 page image, and a 5.1 of opc 10.22 followed by a
+    BasicFile LOB index 10.2 / 10.8 a LOB index entry (kind LOB, op 10.x: docs/lobs.md); other 5.1 +
+    10.x/26.x pairs (index or LOB maintenance) yield
     nothing (index changes never enter the trail, contract rule 3). An 11.x
     followed by 5.6/5.11 is a partial rollback; so is a lone 5.6/5.11 with "user undo done"."""
     vectors = record.vectors
@@ -367,6 +370,20 @@ def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
                         obj=body.obj, dataobj=body.dataobj, redo_op=_opval(nxt), bdba=nxt.body.common.dba,
                         lob_id=piece[0], lob_page=piece[1], lob_data=piece[2], **_event_base(record, nxt),
                     )  # fmt: skip
+                i += 2
+                continue
+            entry = (
+                lob_index_entry(nxt.code, nxt.fields)
+                if body.opc == (10, 22) and nxt and nxt.layer == 10
+                else None
+            )
+            if entry is not None:  # a BasicFile LOB index entry (§5.7): the LOB store's page map
+                assert nxt is not None
+                yield ChangeEvent(
+                    kind=EventKind.LOB, usn=body.xid.usn, slot=body.xid.slot, sqn=body.xid.sqn,
+                    obj=body.obj, dataobj=body.dataobj, redo_op=_opval(nxt), lob_id=entry[0],
+                    lob_page=entry[1], lob_data=entry[2], **_event_base(record, nxt),
+                )  # fmt: skip
                 i += 2
                 continue
             if body.opc != (11, 1):
@@ -405,6 +422,15 @@ def iter_events(record: RedoRecord) -> Iterator[ChangeEvent]:
                 kind=EventKind.CHANGE, usn=xid.usn, slot=xid.slot, sqn=xid.sqn, dataobj=body.dataobj, bdba=vec.dba,
                 redo_op=_opval(vec), rows=_multi_rows(body.rows, body.slots), **_event_base(record, vec),
             )  # fmt: skip
+        elif isinstance(body, LobImage):
+            image = lob_image_piece(body)
+            if image is not None:  # a SecureFile page image (26.6): a LOB piece without an undo
+                xid, obj, lob_id, data = image
+                yield ChangeEvent(
+                    kind=EventKind.LOB, usn=xid.usn, slot=xid.slot, sqn=xid.sqn, obj=obj, dataobj=body.dataobj,
+                    redo_op=_opval(vec), bdba=body.common.dba, lob_id=lob_id, lob_data=data,
+                    **_event_base(record, vec),
+                )  # fmt: skip
         elif isinstance(body, Ddl):
             yield ChangeEvent(
                 kind=EventKind.DDL, usn=body.xid.usn, slot=body.xid.slot, sqn=body.xid.sqn,

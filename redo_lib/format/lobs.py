@@ -11,9 +11,12 @@ describes (docs/lobs.md). Layer 1.
 from __future__ import annotations
 
 from redo_lib.errors import FormatError
-from redo_lib.format.model import LobChange, LobLocator
+from redo_lib.format.model import LobChange, LobImage, LobLocator
+from redo_lib.scn import Xid
 
-KDLI_INFO, KDLI_FILL = 1, 6  # kdli item codes (§5.10)
+KDLI_INFO, KDLI_LOAD_DATA, KDLI_FILL, KDLI_SUPLOG = 1, 4, 6, 9  # kdli item codes (§5.10)
+KDLI_OP_BIMG = 6  # kdli common op of a 26.6 page image
+LOB_ID_PREFIX = b"\x00\x00\x00\x01"  # the LOB ids OLR tracks (§5.7)
 LOCATOR_IN_ROW = 0x04  # flags @5: the locator has an in-row body
 FLG2_INLINE = 0x0100  # in-value form: data from @36
 FLG2_PAGE_LIST = 0x0400  # page-list form: page DBAs from @36
@@ -65,3 +68,43 @@ def lob_piece(body: LobChange) -> tuple[bytes, int, bytes] | None:
     if info is None or fill is None:
         return None
     return info.lob_id, info.block, fill.data
+
+
+def lob_image_piece(body: LobImage) -> tuple[Xid, int, bytes, bytes] | None:
+    """(XID, obj, LOB id, page bytes) of a 26.6 page image the LOB store can use (the core's
+    ``events::lob_image_piece``): op BIMG, a page, the LOB id of its load-data (or info) item, the
+    transaction of its suplog item, else of field 2 when not zero."""
+    if body.common.op != KDLI_OP_BIMG or not body.page:
+        return None
+    if body.item.code not in (KDLI_LOAD_DATA, KDLI_INFO) or not body.item.lob_id:
+        return None
+    suplog = body.trailer if body.trailer is not None and body.trailer.code == KDLI_SUPLOG else None
+    xid = (suplog.xid if suplog is not None else None) or body.head.xid
+    if xid is None or xid.sqn == 0:
+        return None
+    return xid, suplog.obj if suplog is not None else 0, body.item.lob_id, body.page
+
+
+def lob_index_entry(code: int, fields: tuple[bytes, ...]) -> tuple[bytes, int, bytes] | None:
+    """(LOB id, first page number, be32 DBA list) of a BasicFile LOB index change (§5.7; the core's
+    ``ops::lob_index::lob_index_entry``): 10.2 single-row insert (key field 3: 10, LOB id, 4, be32
+    page; key data field 4) or 10.8 (50-byte key data in field 4: 1, 1, 8 DBAs, the key at 34)."""
+
+    def key(k: bytes) -> tuple[bytes, int] | None:
+        if len(k) < 16 or k[0] != 10 or k[11] != 4 or k[1:5] != LOB_ID_PREFIX:
+            return None
+        return bytes(k[1:11]), int.from_bytes(k[12:16], "big")
+
+    if code == 2 and len(fields) >= 4 and len(fields[1]) >= 2 and fields[1][1] == 0:
+        found = key(fields[2])
+        dbas = fields[3]
+        if found is None or not dbas or len(dbas) % 4:
+            return None
+        return found[0], found[1], bytes(dbas)
+    if code == 8 and len(fields) >= 4:
+        data = fields[3]
+        if len(data) < 50 or data[0] != 1 or data[1] != 1:
+            return None
+        found = key(data[34:])
+        return None if found is None else (found[0], found[1], bytes(data[2:34]))
+    return None

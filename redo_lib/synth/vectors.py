@@ -236,7 +236,7 @@ class Vectors:
         body = LobImage(
             common=KdliCommon(op=6, type=0x20, flg0=0, flg1=0, psiz=len(page.data), poff=0, dba=page.dba),
             dataobj=dataobj,
-            head=KdliItem(code=11, raw=head),
+            head=KdliItem(code=11, xid=xid, raw=head),
             item=KdliItem(code=4, lob_id=page.lob_id, raw=load),
             page=page.data,
             trailer=KdliItem(code=9, xid=xid, obj=obj, column=page.column, raw=suplog),
