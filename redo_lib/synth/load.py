@@ -11,6 +11,7 @@ The YAML form (see include/scenarios/*.yaml)::
           - {name: ID, type: NUMBER, nullable: false}
           - {name: NAME, type: VARCHAR2(30)}
         primary_key: [ID]          # optional; unique_keys: [[NAME]] also optional
+        storage: encrypted         # optional: encrypted, oltp_compressed or iot (docs/generator.md)
     sessions: [{name: s1, thread: 1}, {name: s2, thread: 2}]
     steps:
       - insert: {table: EMP, values: {ID: 1, NAME: A}}
@@ -168,7 +169,16 @@ def _settings(raw: Any) -> Settings:
 def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
     what = what or f"tables[{i}]"
     raw = _mapping(raw, what)
-    unknown = set(raw) - {"owner", "name", "columns", "primary_key", "unique_keys", "obj", "dataobj"}
+    unknown = set(raw) - {
+        "owner",
+        "name",
+        "columns",
+        "primary_key",
+        "unique_keys",
+        "obj",
+        "dataobj",
+        "storage",
+    }
     if unknown:
         raise ScenarioError(f"{what}: unknown keys {sorted(unknown)}")
     name = str(raw.get("name", ""))
@@ -193,6 +203,7 @@ def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
         unique_keys=tuple(tuple(k) for k in raw.get("unique_keys") or ()),
         obj=raw.get("obj"),
         dataobj=raw.get("dataobj"),
+        storage=raw.get("storage"),
     )
 
 
@@ -358,6 +369,7 @@ def _table_plain(t: TableSpec) -> dict[str, Any]:
         "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
         "primary_key": list(t.primary_key),
         "unique_keys": [list(k) for k in t.unique_keys],
+        **({"storage": t.storage} if t.storage else {}),
     }
 
 

@@ -92,6 +92,10 @@ class ColumnSpec:
         _check_name(self.name, "column")
 
 
+#: ``TableSpec.storage`` values (None: an ordinary heap table)
+STORAGE_KINDS = frozenset({None, "encrypted", "oltp_compressed", "iot"})
+
+
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableSpec:
@@ -109,10 +113,18 @@ class TableSpec:
     unique_keys: tuple[tuple[str, ...], ...] = ()
     obj: int | None = None
     dataobj: int | None = None
+    # storage the decoder cannot read (docs/data-quality.md, "Tables the decoder cannot read"):
+    # "encrypted" (a TDE tablespace: row vectors TYP|0x80, opaque bodies), "oltp_compressed" (inserted
+    # rows as one compressed row image, §5.1), "iot" (index-organized: 5.1 opc 10.22 + 10.x)
+    storage: str | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.owner, "owner")
         _check_name(self.name, "table")
+        if self.storage not in STORAGE_KINDS:
+            raise ScenarioError(
+                f"table {self.full_name}: storage {self.storage!r} is not one of {sorted(STORAGE_KINDS - {None})}"
+            )
         if not self.columns:
             raise ScenarioError(f"table {self.full_name} has no columns")
         names = [c.name for c in self.columns]
