@@ -20,7 +20,7 @@ from redo_lib.errors import ScenarioError
 from redo_lib.pipeline import DecodeResult, balance, decode_logs
 from redo_lib.synth import GenerationResult, generate, parse_scenario
 from redo_lib.trail.emit import EmitOptions, capture_options
-from redo_lib.unsupported import REASONS, problem_rows
+from redo_lib.unsupported import REASONS, is_hcc, problem_rows, unsupported_report
 
 COLUMNS = """
     columns:
@@ -166,3 +166,43 @@ def test_storage_is_checked_and_direct_path_refused(tmp_path: Any) -> None:
     )
     with pytest.raises(ScenarioError, match="direct-path inserts of encrypted tables"):
         generate(parse_scenario(textwrap.dedent(direct)), tmp_path)
+
+
+def _one_table(**storage: Any) -> Any:
+    doc = {
+        "format": "redotrail-dictionary", "format_version": 1, "scn": 1, "db_charset": "AL32UTF8",
+        "national_charset": "AL16UTF16",
+        "tables": [{"obj": 500, "dataobj": 501, "owner": "DW", "name": "FACTS", **storage,
+                    "columns": [{"segcol_no": 1, "name": "ID", "type": "NUMBER", "length": 22, "nullable": False}],
+                    "partitions": [{"obj": 502, "dataobj": 503}]}],
+    }  # fmt: skip
+    return load_dictionary(json.dumps(doc))
+
+
+def test_direct_load_blocks_of_an_hcc_table_are_hybrid_columnar_units() -> None:
+    # two non-row 19.1 blocks on the table's segment and one on a partition's (by the vector header)
+    vectors = {("direct_load_block", 501): 2, ("direct_load_block", 503): 1, ("index_leaf", 777): 5}
+    hcc = unsupported_report(
+        vectors=vectors, unsupported_ops={}, dictionary=_one_table(compress_for="QUERY HIGH"),
+        captured=lambda owner, name: True,
+    )  # fmt: skip
+    assert hcc["tables"] == {"DW.FACTS": {"hcc": {
+        "changes": 3, "counted": "change vectors", "reason": REASONS["hcc"], "storage": {"compress_for": "QUERY HIGH"},
+    }}}  # fmt: skip
+    # OLTP compression writes row blocks (decoded as rows), and an unknown object (777) is an index
+    for storage in ({"compress_for": "ADVANCED"}, {}):
+        other = unsupported_report(
+            vectors=vectors, unsupported_ops={}, dictionary=_one_table(**storage), captured=lambda o, n: True
+        )
+        assert other["tables"] == {} and other["changes"] == 0
+    assert is_hcc("ARCHIVE LOW") and is_hcc("query low") and not is_hcc("BASIC") and not is_hcc(None)
+
+
+def test_the_storage_attributes_round_trip_and_older_documents_load() -> None:
+    history = _one_table(encrypted=True, compress_for="QUERY HIGH", iot_type="IOT")
+    (version,) = list(history)
+    assert (version.encrypted, version.compress_for, version.iot_type) == (True, "QUERY HIGH", "IOT")
+    assert load_dictionary(history.to_json()) == history
+    (plain,) = list(_one_table())
+    assert (plain.encrypted, plain.compress_for, plain.iot_type) == (False, None, None)
+    assert "encrypted" not in _one_table().to_json()  # written only when set
