@@ -56,6 +56,46 @@ pub fn is_compressed_row(kdo: &Kdo<'_>, first_len: usize) -> bool {
 mod tests {
     use super::*;
 
+    fn vector(layer: u8, change_type: u8, obj: Option<u32>, body: OpBody<'static>) -> ChangeVector<'static> {
+        ChangeVector {
+            index: 1,
+            layer,
+            code: 2,
+            block_class: 1,
+            afn: 4,
+            dba: 0x0100_0101,
+            obj,
+            scn: 0,
+            seq: 1,
+            change_type,
+            con_id: 0,
+            flg: 0,
+            body,
+            fields: Vec::new(),
+            offset: 0,
+        }
+    }
+
+    #[test]
+    fn vectors_by_kind_and_header_object() {
+        // §4.1: TYP 0x82 = an encrypted row vector; the object is the header's data object id
+        let encrypted = vector(11, 0x82, Some(70_015), OpBody::Opaque("encrypted"));
+        assert_eq!(unsupported_vector(&encrypted), Some((ENCRYPTED, 70_015)));
+        // an encrypted undo-segment vector names no object: not a table's
+        assert_eq!(unsupported_vector(&vector(5, 0x80, None, OpBody::Opaque("encrypted"))), None);
+        // index-leaf operations (the real 10.30 / 10.35 on 80707), encrypted ones as encrypted
+        assert_eq!(
+            unsupported_vector(&vector(10, 0, Some(80_707), OpBody::Opaque("index"))),
+            Some((INDEX_LEAF, 80_707))
+        );
+        assert_eq!(
+            unsupported_vector(&vector(10, 0x80, Some(80_707), OpBody::Opaque("index"))),
+            Some((ENCRYPTED, 80_707))
+        );
+        // a clear row vector is none of them
+        assert_eq!(unsupported_vector(&vector(11, 2, Some(70_015), OpBody::Opaque("row"))), None);
+    }
+
     #[test]
     fn compressed_row_shape() {
         let kdo = |cc: u8, size: i32| Kdo { cc: Some(cc), size_delt: Some(size), ..Default::default() };
