@@ -42,6 +42,7 @@ from redo_lib.report import DecodeReport
 from redo_lib.storage.sources import LocalFileSource
 from redo_lib.trail.emit import EmitOptions
 from redo_lib.trail.model import TrailRecord
+from redo_lib.unsupported import unsupported_report
 
 HEADER_BYTES = 2 * 4096  # block 0 + block 1 at the largest block size (redo-format §1.3)
 #: Change events the transaction table keeps in memory per transaction before spilling the older ones
@@ -290,7 +291,7 @@ def reconcile(
     out (``native.Assembler``'s).
 
     Invariant: decoded + carried_in = trail + cancelled + out_of_scope + unknown_in_scope_ops +
-    orphaned + carried_out. ``unknown_in_scope`` lists per object (changes, first SCN) what
+    unsupported_ops + orphaned + carried_out. ``unknown_in_scope`` lists per object (changes, first SCN) what
     ``unknown_in_scope_ops`` counts per operation: changes to objects the dictionary does not know
     that may be captured tables (numbered above its ``max_object_id``, docs/data-quality.md);
     validation fails on them."""
@@ -310,6 +311,9 @@ def reconcile(
         "cancelled": by_table(table.cancelled),
         "out_of_scope": by_table(emitter.out_of_scope),
         "unknown_in_scope_ops": by_table(emitter.unknown_in_scope),
+        # captured row changes decoded but not emitted: an image the decoder does not read (an
+        # OLTP-compressed row piece, redo_lib/unsupported.py); its own term, never silently missing
+        "unsupported_ops": by_table(emitter.unsupported),
         "orphaned": by_table(table.orphaned),
         "carried_out": by_table(carried_out),
         "transactions": {
@@ -369,12 +373,12 @@ def _by_object(counter: Counter[tuple[int, str]]) -> Counter[int]:
 
 def balance(counts: dict[str, Any]) -> dict[str, dict[str, int]]:
     """Per table and op: (decoded + carried_in) - (trail + cancelled + out_of_scope +
-    unknown_in_scope_ops + orphaned + carried_out). All zeros when the batch reconciles; a non-zero
+    unknown_in_scope_ops + unsupported_ops + orphaned + carried_out). All zeros when the batch reconciles; a non-zero
     entry is a lost or invented change."""
     totals: dict[str, dict[str, int]] = {}
     for part, sign in (("decoded", 1), ("carried_in", 1), ("trail", -1), ("cancelled", -1),
-                       ("out_of_scope", -1), ("unknown_in_scope_ops", -1), ("orphaned", -1),
-                       ("carried_out", -1)):  # fmt: skip
+                       ("out_of_scope", -1), ("unknown_in_scope_ops", -1), ("unsupported_ops", -1),
+                       ("orphaned", -1), ("carried_out", -1)):  # fmt: skip
         for name, ops in counts.get(part, {}).items():
             for op, n in ops.items():
                 totals.setdefault(name, {}).setdefault(op, 0)
@@ -627,6 +631,7 @@ def assemble_batches(
         trail.append(from_row(row))
     stage.carry_out()
     event_names = events_schema().names
+    counts = stage_counts(stage, table, emitter)
     carried_out = [
         event_from_row(row)
         for batch in stage
@@ -634,16 +639,22 @@ def assemble_batches(
     ]
     if lobs_out is not None:
         write_carried_lobs(emitter, lobs_out)
+    report = report or DecodeReport()
+    # captured tables whose changes the decoder detected but cannot read (docs/data-quality.md)
+    counts["unsupported"] = unsupported_report(
+        vectors=report.unsupported_vectors, unsupported_ops=counts["unsupported_ops"], dictionary=dictionary,
+        captured=emitter.captured,
+    )  # fmt: skip
     return DecodeResult(
         trail=trail,
         carried_out=carried_out,
-        report=report or DecodeReport(),
+        report=report,
         commits=commits,
         assembly=Counter(table.counters),
         emit=Counter(emitter.counters),
         unknown_objects=Counter(emitter.unknown_objects),
         issues=list(table.issues),
-        counts=stage_counts(stage, table, emitter),
+        counts=counts,
     )
 
 

@@ -72,6 +72,7 @@ class DecodeReport:
         "records_by_opcode",
         "records_by_vld",
         "skipped",
+        "unsupported_vectors",
         "vectors_by_opcode",
     )
 
@@ -86,6 +87,9 @@ class DecodeReport:
         # lob_data_pieces, lob_other_vectors, lob_undo_vectors, lob_page_images, direct_load_*,
         # index_vectors_ignored, index_undo_vectors
         self.lobs: Counter[str] = Counter()
+        # vectors that may be a table's change the decoder cannot read, by (kind, data object of the
+        # vector header): encrypted, index_leaf, direct_load_block (redo_lib/unsupported.py)
+        self.unsupported_vectors: Counter[tuple[str, int]] = Counter()
         self.skipped: list[Skipped] = []
         self.corrupt_ranges: list[CorruptRange] = []
 
@@ -123,6 +127,9 @@ class DecodeReport:
         self.vectors_by_opcode.update(dict(counts["vectors_by_opcode"]))
         self.opaque_by_category.update(dict(counts["opaque_by_category"]))
         self.lobs.update(dict(counts["lobs"]))
+        self.unsupported_vectors.update(
+            {(kind, obj): n for kind, obj, n in counts.get("unsupported_vectors", ())}
+        )
         for error in counts["skipped"]:
             self.add_skipped(error)
         for rng in counts["corrupt_ranges"]:
@@ -147,6 +154,7 @@ class DecodeReport:
             out.vectors_by_opcode.update(rep.vectors_by_opcode)
             out.opaque_by_category.update(rep.opaque_by_category)
             out.lobs.update(rep.lobs)
+            out.unsupported_vectors.update(rep.unsupported_vectors)
             out.skipped.extend(rep.skipped)
             out.corrupt_ranges.extend(rep.corrupt_ranges)
         return out
@@ -162,6 +170,9 @@ class DecodeReport:
             "vectors_by_opcode": {_opcode_key(k): v for k, v in sorted(self.vectors_by_opcode.items())},
             "opaque_by_category": dict(sorted(self.opaque_by_category.items())),
             "lobs": dict(sorted(self.lobs.items())),
+            "unsupported_vectors": {
+                f"{kind}:{obj}": n for (kind, obj), n in sorted(self.unsupported_vectors.items())
+            },
             "skipped": [s.to_dict() for s in self.skipped],
             "corrupt_ranges": [r.to_dict() for r in self.corrupt_ranges],
         }

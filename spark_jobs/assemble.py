@@ -37,6 +37,7 @@ from redo_lib.assembly.events import EventKind
 from redo_lib.batches import (
     AssemblePlan,
     assemble_task,
+    dictionary_at,
     evolve_batch_dictionary,
     load_manifest,
     merge_counts,
@@ -46,6 +47,7 @@ from redo_lib.errors import AssemblyError, Position
 from redo_lib.exchange import carried_rows, kind_rows, pack, range_bounds
 from redo_lib.lob_carry import LOBS, carried_lob_slots, check_carried_lobs, lobs_beside
 from redo_lib.trail.emit import capture_options, image_options
+from redo_lib.unsupported import batch_unsupported, parse_vector_counts
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
 
 REDO_ORDER = ("scn", "subscn", "thread", "seq", "block", "offset", "vector")
@@ -91,6 +93,14 @@ def starting_dictionary(batch: BatchDir, manifest: Any) -> tuple[str | None, str
     if export is not None and source == export and previous.get("dictionary"):
         return previous["dictionary"], export
     return export, export
+
+
+def logged_vectors(batch: BatchDir) -> dict[tuple[str, int], int]:
+    """The decode stage's ``unsupported_vectors`` of every log of the batch (``staging/logs.json``)."""
+    total: Counter[tuple[str, int]] = Counter()
+    for entry in batch.read_json("staging", "logs.json", default={}).values():
+        total.update(parse_vector_counts(entry.get("unsupported_vectors") or {}))
+    return dict(total)
 
 
 def _row_changes(section: dict[str, Any]) -> int:
@@ -246,6 +256,10 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     peaks = [{"resources": {"peak_rss_mb_merge": r["peak_rss_mb_merge"]}} for r in ranges]
     counts = {"batch_id": batch_id, **merge_counts([*(r["counts"] for r in results), *peaks]), "ddl": ddl_counts,
               "ddl_problems": ddl_problems, "dictionary": dictionary, "dictionary_source": source}  # fmt: skip
+    # captured tables whose changes the decoder detected but cannot read (docs/data-quality.md)
+    counts["unsupported"] = batch_unsupported(
+        counts, logged_vectors(batch), dictionary_at(dictionary), plan.options
+    )
     batch.write_text(json.dumps(counts, indent=2, sort_keys=True), "counts.json")
     txns = counts.get("transactions", {})
     held = f" ({txns.get('held_carried_out', 0)} of them committed at or above SCN {hold_from})"

@@ -7,7 +7,8 @@ events to ``<batch>/staging/events/<unit>.parquet`` straight from the core's Arr
 of one transaction-slot bucket each (``--buckets``; assemble packs them into its tasks), handing Spark one result
 row per range: the events never pass through Spark's rows. Where each unit's buckets are goes to
 ``<batch>/staging/units.json``, the assemble stage's input. The per-log counters (records, vectors by opcode, skipped items, corrupt ranges)
-go to ``<batch>/staging/logs.json``.
+and the vectors of tables the decoder cannot read (``unsupported_vectors``) go to
+``<batch>/staging/logs.json``.
 
     spark-submit spark_jobs/decode.py --batch-dir DIR [--range-mb 64] [--skip-corrupt] [--buckets N]
 """
@@ -73,6 +74,10 @@ def per_log(results: list[dict[str, Any]]) -> dict[str, Any]:
         entry["bytes"] += report["bytes"]
         for op, n in report["vectors_by_opcode"].items():
             entry["vectors_by_opcode"][op] = entry["vectors_by_opcode"].get(op, 0) + n
+        # vectors that may be a table's change the decoder cannot read (redo_lib/unsupported.py)
+        vectors = entry.setdefault("unsupported_vectors", {})
+        for key, n in report.get("unsupported_vectors", {}).items():
+            vectors[key] = vectors.get(key, 0) + n
         entry["skipped"] += report["skipped"]
         entry["corrupt_ranges"] += report["corrupt_ranges"]
     return out

@@ -39,6 +39,7 @@ from redo_lib.reports.assets import localize_site
 from redo_lib.reports.history import link_data_docs
 from redo_lib.storage.s3 import upload_file
 from redo_lib.trail.emit import image_options
+from redo_lib.unsupported import problem_rows
 from spark_jobs.common import (
     ROOT,
     BatchDir,
@@ -55,7 +56,7 @@ SAMPLE_ROWS = 10
 EXIT_INVALID = 2
 DOCS_SITE = "local_site"  # the ephemeral context's site, pointed at <batch>/report/docs
 COUNT_SECTIONS = ("decoded", "carried_in", "trail", "cancelled", "out_of_scope", "unknown_in_scope_ops",
-                  "orphaned", "carried_out")  # fmt: skip
+                  "orphaned", "carried_out", "unsupported_ops")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,26 @@ def _braceless(literal: str) -> str:
     return literal.replace("{", "\\u007B").replace("}", "\\u007D")
 
 
+def render_unsupported(counts: dict[str, Any]) -> str:
+    """counts.json's ``unsupported`` (captured tables whose changes the decoder cannot read: table,
+    kind, changes, reason; ``redo_lib/unsupported.py``) as the rows the ``unsupported_changes`` rule
+    fails with."""
+    rows = problem_rows(counts)
+    if not rows:
+        return "SELECT CAST(NULL AS STRING) AS problem, CAST(NULL AS STRING) AS detail WHERE false"
+    selects = []
+    for r in rows:
+        problem = _braceless(
+            sql_literal(f"{r['table']}: {r['changes']} {r['counted']} not decoded ({r['reason']})")
+        )
+        fields = {"table": _braceless(sql_literal(r["table"])), "kind": sql_literal(r["kind"]),
+                  "changes": f"CAST({r['changes']} AS BIGINT)", "counted": sql_literal(str(r["counted"])),
+                  "reason": _braceless(sql_literal(r["reason"]))}  # fmt: skip
+        detail = "to_json(named_struct(" + ", ".join(f"'{k}', {v}" for k, v in fields.items()) + "))"
+        selects.append(f"SELECT {problem} AS problem, {detail} AS detail")
+    return " UNION ALL ".join(selects)
+
+
 def render_ddl_counts(counts: dict[str, Any]) -> str:
     """counts.json's ``ddl_records`` (``OWNER.NAME`` -> verb -> records) as a SQL row set."""
     rows = [
@@ -246,6 +267,7 @@ def suite_parameters(
         "ddl_epoch": epoch,
         "ddl_tables": ddl_tables,
         "ddl_problems": render_ddl_problems(counts),
+        "unsupported": render_unsupported(counts),
         "scope_note": scope_note(scope_report(counts)).replace("$", ""),
         # the image options the batch asked for (manifest images: rules 10, 11), as SQL booleans
         **{name: str(on).lower() for name, on in _image_flags(manifest).items()},
@@ -501,6 +523,8 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
             "scope": scope,
             # the batch's DDL records by object and verb, and table DDL left unapplied
             "ddl": {"records": counts.get("ddl_records") or {}, "problems": counts.get("ddl_problems") or []},
+            # captured tables whose changes the decoder cannot read (encrypted, compressed, IOT)
+            "unsupported": problem_rows(counts),
             "docs": "docs/index.html",
             "reports_url": reports,
         }
@@ -523,6 +547,10 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
             f"{verb} {table} x{n}" for table, verbs in sorted(ddl.items()) for verb, n in verbs.items()
         )
         print(f"validate {batch_id}: {sum(sum(v.values()) for v in ddl.values())} DDL records ({listed})")
+    for row in problem_rows(counts):
+        print(
+            f"validate {batch_id}: {row['table']}: {row['changes']} {row['counted']} not decoded ({row['reason']})"
+        )
     for r in failed:
         cause = f" ({r['exception']})" if r["exception"] else ""
         print(
@@ -531,8 +559,13 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     if not summary["success"]:
         print(f"validate {batch_id}: INVALID, report in {batch.uri_of('report')}")
         rules = ", ".join(f"{r['rule']} {r['name']}" for r in failed)
+        # the tables the decoder cannot read, named where status shows the failure
+        unreadable = "".join(
+            f"; {row['table']}: {row['changes']} {row['counted']} not decoded ({row['reason']})"
+            for row in problem_rows(counts)
+        )
         return report_failure(
-            batch.uri, "validate", kind="invalid", message=f"{len(failed)} rules failed ({rules})",
+            batch.uri, "validate", kind="invalid", message=f"{len(failed)} rules failed ({rules}){unreadable}",
             retryable=False, exit_code=EXIT_INVALID,
         )  # fmt: skip
     batch.write_json(

@@ -10,9 +10,10 @@ Data Docs and in ``report/summary.json`` points at a contract rule. Two kinds of
 * ``"sql"``: the name of ``include/gx/sql/<sql>.sql``, run as an ``UnexpectedRowsExpectation``
   (per-transaction and cross-record rules; GX supports it on Spark, not on pandas). ``{batch}`` is
   GX's placeholder for the trail; ``$source_table``, ``$counts``, ``$declared_columns``,
-  ``$lob_issues``, ``$unknown_in_scope``, ``$ddl_counts`` and ``$ddl_problems`` are filled by the
-  validator (``OWNER.TABLE`` of a record; counts.json as rows; declared insert columns; counts.json's
-  unresolved LOBs, unknown objects in scope, DDL records and DDL left unapplied as rows).
+  ``$lob_issues``, ``$unknown_in_scope``, ``$ddl_counts``, ``$ddl_problems`` and ``$unsupported`` are
+  filled by the validator (``OWNER.TABLE`` of a record; counts.json as rows; declared insert columns;
+  counts.json's unresolved LOBs, unknown objects in scope, DDL records, DDL left unapplied and
+  captured tables the decoder cannot read as rows).
   Every query returns the offending rows as ``trail_seq, xid, problem, detail`` (``detail`` JSON);
   the checks of one rule share a query (one Spark job instead of several).
 
@@ -56,6 +57,15 @@ EXPECTATIONS = [
      "remedy": "refresh the dictionary: re-run include/sql/export_dictionary.sql for the captured owners, "
                "point REDOTRAIL_DICTIONARY at the new file, then re-run the batch",
      "batch_note": "scope_note"},
+    # Rule 2 as well: a captured table whose changes the redo holds in a form the decoder cannot read
+    # (counts.json unsupported) would lose them silently; they are never rendered (never garbage).
+    {"name": "unsupported_changes", "rule": 2,
+     "title": "No captured table whose changes the decoder cannot read: encrypted tablespace, OLTP or "
+              "HCC compression, index-organized table (counts.json unsupported: table, changes, reason)",
+     "sql": "unsupported_changes",
+     "remedy": "exclude the table from the capture scope (REDOTRAIL_CAPTURE, the manifest's capture) and "
+               "re-run the batch, or change its storage on the source (decrypt the tablespace, ALTER TABLE "
+               "... NOCOMPRESS and MOVE, a heap table instead of the IOT) and capture it from then on"},
     # -- order and grouping -----------------------------------------------------------------------
     {"name": "commit_order", "rule": 6,
      "title": "Transactions in commit order (commit SCN ascending, ties by thread); trail_seq 0..n-1",

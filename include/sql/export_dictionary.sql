@@ -7,12 +7,16 @@
 --   existed at the export but were not exported, out of scope, from objects created after it, which
 --   fail validation until the dictionary is refreshed; docs/data-quality.md), and for every table
 --   of the chosen owners its object ids, its stored columns (hidden ones included, virtual ones
---   left out), its enabled primary / unique key constraints and the object ids of its partitions
---   and subpartitions. Redotrail reads it with
+--   left out), its enabled primary / unique key constraints, the object ids of its partitions
+--   and subpartitions, and the storage the decoder cannot read ("encrypted": a TDE tablespace,
+--   "compress_for": DBA_TABLES.COMPRESS_FOR when compressed, "iot_type": an index-organized table,
+--   whose "dataobj" is then its IOT - TOP index's; each absent when not so). Redotrail reads it with
 --   redo_lib.dictionary.load_dictionary(); every table in it is valid from the exported SCN on.
 --   DATA_TYPE names ("VARCHAR2", "TIMESTAMP(6)") are mapped to Oracle's internal type codes in
 --   Python (redo_lib/dictionary/model.py, type_code_for_name), not here. CHARACTER_SET_NAME is passed
 --   through as CHAR_CS / NCHAR_CS and resolved against the exported character sets on load.
+--
+--   DBA_TABLESPACES and DBA_INDEXES are read too (the storage attributes).
 --
 -- HOW TO RUN (SQL*Plus or SQLcl; Oracle 12.2 or later)
 --   Connect to the database whose redo you will decode (in a multitenant database: the PDB), as a
@@ -75,7 +79,26 @@ tabs AS (
   SELECT o.owner,
          o.object_name AS table_name,
          o.object_id,
-         o.data_object_id,
+         -- an index-organized table has no segment of its own: its rows live in its IOT - TOP
+         -- index, whose data object id is the one the redo names
+         COALESCE(o.data_object_id,
+                  (SELECT io.data_object_id
+                     FROM dba_indexes i
+                     JOIN dba_objects io
+                       ON io.owner = i.owner AND io.object_name = i.index_name AND io.object_type = 'INDEX'
+                    WHERE i.table_owner = t.owner AND i.table_name = t.table_name
+                      AND i.index_type = 'IOT - TOP')) AS data_object_id,
+         -- storage the decoder cannot read (docs/data-quality.md): a TDE-encrypted tablespace (of
+         -- the table, else of its partitions), COMPRESS_FOR when compression is enabled, IOT_TYPE
+         CASE WHEN EXISTS (SELECT 1 FROM dba_tablespaces ts
+                            WHERE ts.encrypted = 'YES'
+                              AND (ts.tablespace_name = t.tablespace_name
+                                   OR ts.tablespace_name IN (SELECT p.tablespace_name FROM dba_tab_partitions p
+                                                              WHERE p.table_owner = t.owner
+                                                                AND p.table_name = t.table_name)))
+              THEN 'true' END AS encrypted,
+         CASE WHEN t.compression = 'ENABLED' THEN t.compress_for END AS compress_for,
+         t.iot_type,
          ROW_NUMBER() OVER (ORDER BY o.owner, o.object_name) AS tab_no
     FROM dba_tables t
     JOIN dba_objects o
@@ -174,7 +197,9 @@ header AS (
 heads AS (
   SELECT tab_no,
          JSON_OBJECT('obj' VALUE object_id, 'dataobj' VALUE data_object_id,
-                     'owner' VALUE owner, 'name' VALUE table_name) AS js
+                     'owner' VALUE owner, 'name' VALUE table_name,
+                     'encrypted' VALUE encrypted FORMAT JSON, 'compress_for' VALUE compress_for,
+                     'iot_type' VALUE iot_type ABSENT ON NULL) AS js
     FROM tabs
 ),
 lines AS (

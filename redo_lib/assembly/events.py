@@ -197,6 +197,10 @@ class ChangeEvent:
 # Column placement (redo-format §6.6.2)
 
 
+#: The image index of an OLTP-compressed row piece kept whole (the core's ``unsupported::COMPRESSED_ROW``).
+COMPRESSED_ROW = -1
+
+
 def _place(
     columns: tuple[bytes | None, ...], kdo: Kdo | None, positions: tuple[int, ...], start: int
 ) -> Image:
@@ -208,15 +212,18 @@ def _place(
     shift = start - 1 if start > 0 else 0
     if (
         kdo is not None
+        and not positions
         and len(columns) == 1
         and columns[0] is not None
-        and (kdo.cc or 0) > 1
+        and kdo.cc is not None
+        and kdo.cc != 1
         and kdo.size_delt is not None
         and len(columns[0]) == kdo.size_delt
     ):
         # an OLTP-compressed row image (redo-format §5.1): one field holding the whole row piece,
-        # not a column value; the supplemental columns supply the values
-        return ()
+        # not a column value; kept whole under COMPRESSED_ROW so that the emitter counts the change
+        # as unsupported unless the supplemental columns supply all it needs (the core's `place`)
+        return ((COMPRESSED_ROW, columns[0]),)
     if positions:
         base = positions[0] if start > 0 else 0
         out: list[tuple[int, bytes | None]] = []

@@ -460,6 +460,10 @@ def _table_to_json(version: TableVersion) -> dict[str, Any]:
         ],
         "key": {"kind": str(version.key_kind), "columns": list(version.key_columns)},
         "partitions": [{"obj": p.obj, "dataobj": p.dataobj, "name": p.name} for p in version.partitions],
+        # the storage attributes only when set: documents without them stay as they were
+        **({"encrypted": True} if version.encrypted else {}),
+        **({"compress_for": version.compress_for} if version.compress_for else {}),
+        **({"iot_type": version.iot_type} if version.iot_type else {}),
     }
 
 
@@ -568,6 +572,9 @@ def _table_from_json(
             valid_from_scn=valid_from,
             valid_to_scn=table.opt_int("valid_to_scn"),
             partitions=tuple(partitions),
+            encrypted=table.opt_bool("encrypted", False),
+            compress_for=table.opt_str("compress_for") or None,
+            iot_type=table.opt_str("iot_type") or None,
         )
     except DictionaryError as exc:
         exc.details.setdefault("json_path", table.path)

@@ -293,6 +293,12 @@ class TableVersion:
     ``SEGCOL#`` order; ``key_columns`` and ``key_kind`` follow trail-contract rule 12 (``choose_key``).
     ``partitions`` lists every partition and subpartition whose ``obj`` or ``dataobj`` belongs to this
     table.
+
+    ``encrypted`` (its tablespace is encrypted: TDE), ``compress_for`` (``DBA_TABLES.COMPRESS_FOR``:
+    ``BASIC``, ``ADVANCED`` / ``OLTP``, ``QUERY LOW|HIGH``, ``ARCHIVE LOW|HIGH``; ``None``: not
+    compressed) and ``iot_type`` (``IOT``, ``IOT_OVERFLOW``, ``IOT_MAPPING``; ``None``: a heap table)
+    say which of its changes the decoder cannot read (``redo_lib/unsupported.py``,
+    docs/data-quality.md); optional in the document, older exports have none of them.
     """
 
     obj: int
@@ -305,6 +311,9 @@ class TableVersion:
     valid_from_scn: int
     valid_to_scn: int | None = None
     partitions: tuple[PartitionDef, ...] = ()
+    encrypted: bool = False
+    compress_for: str | None = None
+    iot_type: str | None = None
 
     def __post_init__(self) -> None:
         # Accept lists and plain strings from callers; store tuples and the enum.

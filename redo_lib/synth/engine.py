@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, final
@@ -32,7 +33,7 @@ from typing import IO, final
 from redo_lib.errors import ScenarioError
 from redo_lib.format.model import ChangeVector, RowOperation, UndoRecord
 from redo_lib.scn import Uba, Xid
-from redo_lib.synth import ddl, dml
+from redo_lib.synth import ddl, dml, storage
 from redo_lib.synth.database import TableState
 from redo_lib.synth.dml import Change
 from redo_lib.synth.expected import Spool, TrailSink
@@ -84,6 +85,8 @@ class OpenTxn:
     direct_tables: set[str] = field(default_factory=set)
     last_uba: Uba | None = None
     first_block: tuple[TableState, int] | None = None
+    # row changes of tables the decoder cannot read, expected as unsupported once committed
+    unsupported: Counter[tuple[str, str]] = field(default_factory=Counter)
 
 
 @final
@@ -127,6 +130,9 @@ class Engine:
         self._session_no: dict[str, int] = {}
         self._next_ident = 1
         self._commits: dict[int, int] = dict.fromkeys(threads, 0)
+        #: (OWNER.TABLE, kind) -> what the pipeline is expected to count as unsupported
+        #: (synth/storage.py, expected/unsupported.json)
+        self.expected_unsupported: Counter[tuple[str, str]] = Counter()
 
     # -- identities -------------------------------------------------------------------------------
 
@@ -205,9 +211,10 @@ class Engine:
         txn, _ = self.ensure_xid(t)
         assert redo.ktb is not None and redo.ktb.uba is not None
         uba = redo.ktb.uba
-        placed = self._write_undo_redo(
-            t, table, uba, undo, self.vectors.redo(table.rfile, table.dataobj, redo, self.clock.scn)
-        )
+        stored = storage.stored_pair(self, t, table, undo, redo) if table.spec.storage else None
+        if stored is None:
+            stored = undo, self.vectors.redo(table.rfile, table.dataobj, redo, self.clock.scn)
+        placed = self._write_undo_redo(t, table, uba, *stored)
         if t.first_block is None:
             t.first_block = (table, redo.kdo.bdba & 0x3FFFFF)
         return placed
@@ -366,6 +373,7 @@ class Engine:
                 sink.commit(
                     t.spool, xid=t.txn.xid.trail(), commit_scn=placed.scn, commit_time=iso(placed.time)
                 )
+        self.expected_unsupported.update(t.unsupported)
         self._finish(t, committed=True)
         self._after_commit(t)
 

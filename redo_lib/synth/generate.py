@@ -64,6 +64,14 @@ class GenerationResult:
     trail_images: Path | None = None  # expected/trail-images.jsonl (``generate(images=True)``)
 
 
+#: what an export says of a table of each ``TableSpec.storage`` (include/sql/export_dictionary.sql)
+STORAGE_ATTRIBUTES: dict[str | None, dict[str, Any]] = {
+    "encrypted": {"encrypted": True},
+    "oltp_compressed": {"compress_for": "ADVANCED"},
+    "iot": {"iot_type": "IOT"},
+}
+
+
 def build_dictionary(engine: Engine) -> DictionaryHistory:
     """The dictionary of the scenario's tables as they are when it starts (one version each, valid
     from before the first SCN): what a dictionary export before the run gives."""
@@ -97,6 +105,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 key_columns=spec.key,
                 key_kind=kind,
                 valid_from_scn=max(engine.settings.start_scn - 1, 0),
+                **STORAGE_ATTRIBUTES.get(spec.storage, {}),
             )
         )
     return DictionaryHistory(versions, db_charset=DB_CHARSET, national_charset=NATIONAL_CHARSET)
@@ -109,6 +118,17 @@ def _sort_key(state: TableState) -> Callable[[Any], Any]:
     return lambda row: tuple((v is not None, v) for v in (row.values[i] for i in index))
 
 
+def write_unsupported(engine: Engine, path: Path) -> None:
+    """``expected/unsupported.json``: per table of a ``storage`` the decoder cannot read, kind ->
+    what the pipeline counts (counts.json ``unsupported``: change vectors written for encrypted and
+    IOT tables, committed row changes for OLTP-compressed inserts; synth/storage.py)."""
+    out: dict[str, dict[str, int]] = {}
+    for (name, kind), n in sorted(engine.expected_unsupported.items()):
+        out.setdefault(name, {})[kind] = n
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def write_tables(engine: Engine, folder: Path) -> list[Path]:
     """Each table's final rows (``.jsonl``) and final shape (``.columns.json``); returns the ``.jsonl``
     paths. Tables dropped by DDL keep the rows and shape they had when dropped."""
@@ -117,6 +137,8 @@ def write_tables(engine: Engine, folder: Path) -> list[Path]:
     states = [(s, False) for s in engine.tables.values()] + [(s, True) for s in engine.dropped]
     for state, dropped in states:
         spec = state.spec
+        if spec.storage:
+            continue  # its changes never reach the trail (expected/unsupported.json)
         path = folder / f"{spec.owner}.{spec.name}.jsonl"
         with path.open("w", encoding="utf-8") as out:
             for row in sorted(state.rows.values(), key=_sort_key(state)):
@@ -188,6 +210,7 @@ def generate(
     dictionary = folder / "dictionary.json"
     dictionary.write_text(build_dictionary(engine).to_json(), encoding="utf-8")
     tables = write_tables(engine, folder / "expected" / "tables")
+    write_unsupported(engine, folder / "expected" / "unsupported.json")
     logs = tuple(path for log in engine.logs.values() for path, _ in log.written)
     return GenerationResult(
         out=folder,

@@ -11,6 +11,7 @@ The YAML form (see include/scenarios/*.yaml)::
           - {name: ID, type: NUMBER, nullable: false}
           - {name: NAME, type: VARCHAR2(30)}
         primary_key: [ID]          # optional; unique_keys: [[NAME]] also optional
+        storage: encrypted         # optional: encrypted, oltp_compressed or iot (docs/generator.md)
     sessions: [{name: s1, thread: 1}, {name: s2, thread: 2}]
     steps:
       - insert: {table: EMP, values: {ID: 1, NAME: A}}
@@ -176,6 +177,7 @@ _TABLE_KEYS = frozenset(
         "dataobj",
         "securefile",
         "locator_pages",
+        "storage",
     }
 )
 
@@ -210,6 +212,7 @@ def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
         dataobj=raw.get("dataobj"),
         securefile=_securefile(raw.get("securefile", False), what),
         locator_pages=_count(raw.get("locator_pages", 0), f"{what}.locator_pages"),
+        storage=raw.get("storage"),
     )
 
 
@@ -398,6 +401,7 @@ def _table_plain(t: TableSpec) -> dict[str, Any]:
         }
         | ({"securefile": t.securefile} if t.securefile else {})
         | ({"locator_pages": t.locator_pages} if t.locator_pages else {})
+        | ({"storage": t.storage} if t.storage else {})
     )
 
 

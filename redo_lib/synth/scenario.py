@@ -93,6 +93,8 @@ class ColumnSpec:
 
 
 SECUREFILE_MODES = frozenset({"", "pieces", "images", "list_pages"})
+#: ``TableSpec.storage`` values (None: an ordinary heap table)
+STORAGE_KINDS = frozenset({None, "encrypted", "oltp_compressed", "iot"})
 
 
 @final
@@ -119,6 +121,10 @@ class TableSpec:
     # BasicFile: at most this many page DBAs in a locator (0: all); the LOB's other pages are named
     # by LOB index entries (5.1 opc 10.22 + 10.2, redo-format §5.7)
     locator_pages: int = 0
+    # storage the decoder cannot read (docs/data-quality.md, "Tables the decoder cannot read"):
+    # "encrypted" (a TDE tablespace: row vectors TYP|0x80, opaque bodies), "oltp_compressed" (inserted
+    # rows as one compressed row image, §5.1), "iot" (index-organized: 5.1 opc 10.22 + 10.x)
+    storage: str | None = None
 
     def __post_init__(self) -> None:
         if self.locator_pages < 0 or (self.locator_pages and self.securefile):
@@ -131,6 +137,10 @@ class TableSpec:
                 f"table {self.owner}.{self.name}: securefile is one of {sorted(SECUREFILE_MODES)}, not {self.securefile!r}"
             )
         _check_name(self.name, "table")
+        if self.storage not in STORAGE_KINDS:
+            raise ScenarioError(
+                f"table {self.full_name}: storage {self.storage!r} is not one of {sorted(STORAGE_KINDS - {None})}"
+            )
         if not self.columns:
             raise ScenarioError(f"table {self.full_name} has no columns")
         names = [c.name for c in self.columns]

@@ -309,6 +309,24 @@ class Vectors:
         scn: int,
     ) -> list[ChangeVector]:
         """Index maintenance of an insert (§5.7, seed 000): 5.1 opc 10.22 + 10.2 insert leaf row."""
+        undo, redo = self.index_leaf(txn, uba, index_obj, rfile, leaf_block, key, rowid, scn)
+        return [self.undo(txn, uba, undo, scn), redo]
+
+    def index_leaf(
+        self,
+        txn: Txn,
+        uba: Uba,
+        index_obj: int,
+        rfile: int,
+        leaf_block: int,
+        key: bytes,
+        rowid: tuple[int, int],
+        scn: int,
+        *,
+        code: int = 2,
+    ) -> tuple[UndoRecord, ChangeVector]:
+        """An index-leaf change: the undo record (opc 10.22) and the 10.``code`` vector on the
+        index segment ``index_obj`` (also an index-organized table's rows, synth/storage.py)."""
         lay = self.layout
         leaf = make_dba(rfile, leaf_block)
         ktb_l = write_ktb(
@@ -334,7 +352,7 @@ class Vectors:
         keydata = lay.pack("IH", make_dba(rfile, rowid[0]), rowid[1])[:6]
         redo = self._cv(
             10,
-            2,
+            code,
             1,
             rfile,
             leaf,
@@ -343,7 +361,7 @@ class Vectors:
             Opaque(category="index"),
             fields=(ktb_f, head, key, keydata),
         )
-        return [self.undo(txn, uba, undo, scn), redo]
+        return undo, redo
 
     def cleanout(self, rfile: int, dataobj: int, block: int, scn: int) -> ChangeVector:
         """4.1 block cleanout (seed 000 "Block Cleanouts"): one 26-byte field, no transaction."""

@@ -88,3 +88,33 @@ def _manifest_logs(batch: Path) -> list[LogEntry]:
     from redo_lib.batches import load_manifest
 
     return list(load_manifest(batch).logs)
+
+
+def test_spark_stages_report_the_tables_the_decoder_cannot_read(spark: Any, tmp_path: Path) -> None:
+    """decode counts the vectors of encrypted and IOT tables per log (staging/logs.json), assemble
+    names them with the dictionary into counts.json ``unsupported``, as the reference does and as the
+    generator says (tests/unit/redo_lib/test_unsupported.py)."""
+    import textwrap
+
+    from redo_lib.synth import generate, parse_scenario
+    from tests.unit.redo_lib.test_unsupported import EXPECTED, SCENARIO
+
+    generated = generate(parse_scenario(textwrap.dedent(SCENARIO)), tmp_path / "generated")
+    logs = tuple(
+        LogEntry(thread=int(t), sequence=int(s), resetlogs_id=int(r), location=str(path))
+        for path in generated.logs
+        for t, s, r in [path.stem.split("_")]
+    )
+    batch = tmp_path / "b-1-1"
+    write_manifest(batch, Manifest(batch_id="b-1-1", logs=logs, dictionary=str(generated.dictionary)))
+    assert decode.main(["--batch-dir", str(batch), "--range-mb", "0.02"], spark=spark) == 0
+    assert assemble.main(["--batch-dir", str(batch)], spark=spark) == 0
+    counts = json.loads((batch / "counts.json").read_text())
+    reference = decode_logs(list(generated.logs), generated.dictionary)
+    assert counts["unsupported"] == reference.counts["unsupported"]
+    got = {
+        t: {k: e["changes"] for k, e in kinds.items()} for t, kinds in counts["unsupported"]["tables"].items()
+    }
+    assert got == EXPECTED
+    assert counts["unsupported_ops"] == {"APP.PACKED": {"INSERT": 3}} and balance(counts) == {}
+    assert _trail(batch) == reference.trail

@@ -332,3 +332,72 @@ def test_a_ddl_record_without_its_text_or_counted_otherwise_fails(session: Any, 
         "DDL record without its statement text",
         "counts.json ddl_records differ from the trail",
     ]
+
+
+def _unreadable_batch(tmp_path: Path, capture: list[str] | None) -> Path:
+    """The batch the pipeline makes of tests/unit/redo_lib/test_unsupported.py's generated redo (an
+    encrypted, an OLTP-compressed and an index-organized table beside an ordinary one): trail and
+    counts.json from ``pipeline.decode_logs``, the reference of the Spark stages."""
+    import textwrap
+
+    from redo_lib.pipeline import decode_logs
+    from redo_lib.synth import generate, parse_scenario
+    from redo_lib.trail.emit import EmitOptions, capture_options
+    from tests.unit.redo_lib.test_unsupported import SCENARIO
+
+    generated = generate(parse_scenario(textwrap.dedent(SCENARIO)), tmp_path / "generated")
+    options = EmitOptions(**capture_options(capture)) if capture else None
+    decoded = decode_logs(list(generated.logs), generated.dictionary, options=options)
+    batch = Batch("b-000001-000001", [])
+    return write_batch(
+        tmp_path / "batches", batch, decoded.trail, {"batch_id": batch.batch_id, **decoded.counts}
+    )
+
+
+def test_a_captured_table_the_decoder_cannot_read_fails_naming_table_count_and_reason(
+    session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _unreadable_batch(tmp_path, None)
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
+    assert not (folder / "VALIDATED").exists()
+    summary = _summary(folder)
+    # the three tables, one row each; the reconciliation balances (the compressed inserts are counted)
+    assert summary["failed"] == [{"name": "unsupported_changes", "rule": 2, "unexpected_count": 3}]
+    (failed,) = [r for r in summary["rules"] if not r["success"]]
+    details = sorted((row["detail"]["table"], row["detail"]["kind"], row["detail"]["changes"], row["detail"]["reason"])
+                     for row in failed["sample_rows"])  # fmt: skip
+    assert details == [
+        (
+            "APP.BYKEY",
+            "iot",
+            3,
+            "index-organized table: changes are index-leaf operations (layer 10), not decoded",
+        ),
+        ("APP.PACKED", "oltp_compressed", 3, "OLTP-compressed row image: not decoded"),
+        ("APP.SECRETS", "encrypted", 3, "encrypted tablespace: no key material"),
+    ]
+    assert any(
+        row["problem"].startswith("APP.SECRETS: 3 change vectors not decoded")
+        for row in failed["sample_rows"]
+    )
+    assert "capture scope" in failed["remedy"]
+    assert [(r["table"], r["changes"]) for r in summary["unsupported"]] == [
+        ("APP.BYKEY", 3), ("APP.PACKED", 3), ("APP.SECRETS", 3),
+    ]  # fmt: skip
+    out = capsys.readouterr().out
+    assert "APP.PACKED: 3 row changes not decoded (OLTP-compressed row image: not decoded)" in out
+    failure = json.loads((folder / "report" / "failure.json").read_text())
+    assert (
+        "APP.SECRETS: 3 change vectors not decoded (encrypted tablespace: no key material)"
+        in failure["message"]
+    )
+
+
+def test_the_same_tables_outside_the_capture_scope_pass(session: Any, tmp_path: Path) -> None:
+    folder = _unreadable_batch(tmp_path, ["APP.ORDERS"])
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == 0, _summary(folder)["failed"]
+    summary = _summary(folder)
+    assert summary["unsupported"] == []
+    assert summary["scope"]["out_of_scope"]["objects"] == {"APP.PACKED": 4}
+    counts = json.loads((folder / "counts.json").read_text())
+    assert counts["unsupported"]["out_of_scope"] == {"APP.SECRETS": {"encrypted": 3}, "APP.BYKEY": {"iot": 3}}

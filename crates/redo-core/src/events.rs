@@ -12,6 +12,7 @@ use crate::model::{kdo_op, ChangeVector, Column, Kdo, OpBody, QmiRow, RedoRecord
 use crate::model::{LobChange, LobImage, Xid};
 use crate::ops::lob::{KDLI_FILL, KDLI_INFO, KDLI_LOAD_DATA, KDLI_OP_BIMG, KDLI_SUPLOG};
 use crate::ops::lob_index::lob_index_entry;
+use crate::unsupported::{is_compressed_row, COMPRESSED_ROW};
 
 /// Event kinds (Python `EventKind`).
 pub mod kind {
@@ -77,13 +78,12 @@ pub struct Event<'a> {
 /// `start - 1`; a column whose NULL-bitmap bit is set is NULL whatever its field holds.
 fn place<'a>(columns: &[Column<'a>], kdo: Option<&Kdo<'_>>, positions: &[u16], start: u16) -> Image<'a> {
     let shift: i64 = if start > 0 { start as i64 - 1 } else { 0 };
-    if let Some(k) = kdo {
-        if columns.len() == 1
-            && k.cc.unwrap_or(0) > 1
-            && matches!((columns[0], k.size_delt), (Some(c), Some(s)) if c.len() as i64 == s as i64)
-        {
-            // an OLTP-compressed row image (§5.1): one field holding the whole row piece
-            return Vec::new();
+    if let (Some(k), [Some(whole)]) = (kdo, columns) {
+        if positions.is_empty() && is_compressed_row(k, whole.len()) {
+            // an OLTP-compressed row image (§5.1): one field holding the whole row piece, kept
+            // whole so that the emitter counts the change as unsupported (never an image without
+            // its values)
+            return vec![(COMPRESSED_ROW, Some(*whole))];
         }
     }
     let value = |i: usize| -> Column<'a> {

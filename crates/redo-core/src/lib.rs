@@ -24,6 +24,7 @@ pub mod records;
 pub mod stage;
 pub mod tally;
 pub mod trail;
+pub mod unsupported;
 pub mod values;
 pub mod vectors;
 

@@ -10,6 +10,7 @@ use crate::model::{ChangeVector, OpBody, RedoRecord};
 use crate::ops::lob::LOB_ID_PREFIX;
 use crate::ops::lob_index::lob_index_entry;
 use crate::ops::LOB_IMAGE_UNREAD;
+use crate::unsupported::unsupported_vector;
 
 /// Counts of one decode (the counters of Python `DecodeReport`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -21,6 +22,9 @@ pub struct Tally {
     pub vectors_by_opcode: BTreeMap<(u8, u8), u64>,
     pub opaque_by_category: BTreeMap<&'static str, u64>,
     pub lobs: BTreeMap<&'static str, u64>,
+    /// vectors the decoder does not turn into row changes that may be a table's unsupported change,
+    /// by (kind, data object of the vector header): `unsupported::unsupported_vector`
+    pub unsupported: BTreeMap<(&'static str, u32), u64>,
 }
 
 /// The LOB / index report name of a vector, `None` for other vectors.
@@ -72,6 +76,9 @@ impl Tally {
             }
             if let Some(name) = classify(v) {
                 *self.lobs.entry(name).or_default() += 1;
+            }
+            if let Some(key) = unsupported_vector(v) {
+                *self.unsupported.entry(key).or_default() += 1;
             }
         }
     }

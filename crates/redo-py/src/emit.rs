@@ -259,6 +259,11 @@ impl Emitter {
     }
 
     #[getter]
+    fn unsupported<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        obj_counts(py, &self.inner.unsupported)
+    }
+
+    #[getter]
     fn unknown_in_scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         obj_counts(py, &self.inner.unknown_in_scope)
     }
@@ -337,6 +342,12 @@ impl Emitter {
     /// `OWNER.TABLE` of an object as the dictionary last knew it, else `OBJ_<n>`.
     fn table_name(&self, obj: i64) -> String {
         self.inner.table_name(obj)
+    }
+
+    /// Whether `owner.name` is in the capture scope (the emitter's own rule: what
+    /// `redo_lib/unsupported.py` classifies the batch's unsupported changes by).
+    fn captured(&self, owner: &str, name: &str) -> bool {
+        self.inner.captured(owner, name)
     }
 
     /// The capture scope as counts.json reports it (`TrailEmitter.scope()`).

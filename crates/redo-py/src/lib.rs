@@ -201,6 +201,10 @@ fn tally_dict<'py>(py: Python<'py>, d: &redo_core::decode::Decoded) -> PyResult<
     out.set_item("opaque_by_category", t.opaque_by_category.iter().collect::<Vec<_>>())?;
     out.set_item("lobs", t.lobs.iter().collect::<Vec<_>>())?;
     out.set_item(
+        "unsupported_vectors",
+        t.unsupported.iter().map(|((kind, obj), n)| (*kind, *obj, *n)).collect::<Vec<_>>(),
+    )?;
+    out.set_item(
         "row_changes",
         d.row_changes.iter().map(|((obj, op), n)| (*obj, *op, *n)).collect::<Vec<_>>(),
     )?;

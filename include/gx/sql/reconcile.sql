@@ -1,6 +1,7 @@
 -- rule 2: counts.json per table and operation against the trail: its trail count equals the
 -- records, and decoded (+ carried in) = trail + cancelled (+ out of scope + unknown in scope +
--- orphaned + carried out; unknown objects in scope fail known_objects_in_scope instead)
+-- unsupported + orphaned + carried out; unknown objects in scope fail known_objects_in_scope instead,
+-- unsupported changes in scope unsupported_changes)
 WITH actual AS (
   SELECT $source_table AS source_table,
          CASE op WHEN 'PK_UPDATE' THEN 'UPDATE' ELSE op END AS op,
@@ -19,7 +20,7 @@ joined AS (
          coalesce(c.decoded, 0) + coalesce(c.carried_in, 0) AS decoded,
          coalesce(c.cancelled, 0) AS cancelled,
          coalesce(c.out_of_scope, 0) + coalesce(c.unknown_in_scope_ops, 0) + coalesce(c.orphaned, 0)
-           + coalesce(c.carried_out, 0) AS elsewhere
+           + coalesce(c.carried_out, 0) + coalesce(c.unsupported_ops, 0) AS elsewhere
   FROM actual AS a
   FULL OUTER JOIN claimed AS c ON a.source_table = c.source_table AND a.op = c.op
 )

@@ -193,7 +193,7 @@ pub fn parse_piece_columns<'a>(
         return Ok((Vec::new(), start));
     }
     let first = fields[start];
-    if Some(first.len() as i32) == kdo.size_delt && (cc > 1 || (redo && cc == 0)) {
+    if crate::unsupported::is_compressed_row(kdo, first.len()) {
         return Ok((vec![Some(first)], start + 1));
     }
     let mut out = Vec::with_capacity(cc);

@@ -48,6 +48,11 @@ pub struct TableVersion {
     pub valid_to_scn: Option<i64>,
     /// (obj, dataobj) of each partition and subpartition
     pub partitions: Vec<(i64, Option<i64>)>,
+    /// storage the decoder cannot read (optional members, docs/dictionary.md): an encrypted
+    /// tablespace, `COMPRESS_FOR` (OLTP / ADVANCED, QUERY ..., ARCHIVE ...), `IOT_TYPE`
+    pub encrypted: bool,
+    pub compress_for: Option<String>,
+    pub iot_type: Option<String>,
 }
 
 impl TableVersion {
@@ -549,6 +554,9 @@ fn table_from_json(
     let owner = table.get_str("owner")?.to_owned();
     let name = table.get_str("name")?.to_owned();
     let valid_to = table.opt_int("valid_to_scn")?;
+    let encrypted = table.opt_bool("encrypted", false)?;
+    let compress_for = table.opt_str("compress_for")?.filter(|s| !s.is_empty()).map(str::to_owned);
+    let iot_type = table.opt_str("iot_type")?.filter(|s| !s.is_empty()).map(str::to_owned);
     let version = TableVersion {
         obj,
         dataobj,
@@ -559,6 +567,9 @@ fn table_from_json(
         valid_from_scn: valid_from,
         valid_to_scn: valid_to,
         partitions,
+        encrypted,
+        compress_for,
+        iot_type,
     };
     check_version(&version).map_err(|mut e| {
         e.set_default_detail("json_path", table.path.clone());
@@ -628,6 +639,22 @@ mod tests {
         assert_eq!(v.key_columns, ["A"]);
         assert!(d.lookup(10, 50).is_none() && d.lookup(13, 49).is_some() && d.knows(12));
         assert_eq!(d.max_object_id, Some(100));
+        // an older export: no storage attributes
+        assert!(!v.encrypted && v.compress_for.is_none() && v.iot_type.is_none());
+    }
+
+    #[test]
+    fn reads_the_storage_attributes() {
+        let doc = DOC.replace(
+            "\"owner\": \"HR\",",
+            "\"owner\": \"HR\", \"encrypted\": true, \"compress_for\": \"QUERY HIGH\", \"iot_type\": \"IOT\",",
+        );
+        let d = Dictionary::from_json(&doc).unwrap();
+        let v = d.lookup(10, 5).unwrap();
+        assert!(v.encrypted);
+        assert_eq!((v.compress_for.as_deref(), v.iot_type.as_deref()), (Some("QUERY HIGH"), Some("IOT")));
+        let bad = DOC.replace("\"owner\": \"HR\",", "\"owner\": \"HR\", \"encrypted\": \"yes\",");
+        assert_eq!(Dictionary::from_json(&bad).unwrap_err().kind(), "dictionary");
     }
 
     #[test]

@@ -25,6 +25,7 @@ use super::schema::{LobColumn, Name, Pairs, TrailRecord, TrailSink};
 use super::securefile::resolve_locator;
 use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
+use crate::unsupported::COMPRESSED_ROW;
 use crate::values::{hex_lower, render_value_into, CharsetArg, ZoneArg};
 
 pub(super) const CLOB: i64 = 112;
@@ -173,6 +174,9 @@ pub struct Emitter {
     pub trail_counts: ObjCounts,
     pub out_of_scope: ObjCounts,
     pub unknown_in_scope: ObjCounts,
+    /// captured row changes decoded but not emitted because the redo holds them in a form the
+    /// decoder does not read (an OLTP-compressed row image): `unsupported_row`
+    pub unsupported: ObjCounts,
     pub unknown_first_scn: BTreeMap<i64, i64>,
     pub value_errors: Vec<String>,
     /// (owner.name, verb) -> DDL records
@@ -535,6 +539,12 @@ impl Emitter {
                 .collect(),
             _ => rc.logged.clone(),
         };
+        let mut rc = rc;
+        if unsupported_row(&mut rc, columns, &key_idx, &self.options) {
+            let obj = self.obj_of(&rc);
+            count(&mut self.unsupported, (obj, rc.op.as_str()));
+            return Ok(None);
+        }
         let mut lob_columns: Vec<LobColumn> = Vec::new();
         let full_deletes = self.options.full_deletes;
         let update_before_images = self.options.update_before_images;
@@ -757,6 +767,43 @@ impl Emitter {
             self.dictionary.as_ref().and_then(|d| d.max_object_id),
             self.counters.get("unknown_unclassified_changes").copied().unwrap_or(0),
         )
+    }
+}
+
+/// Whether a captured row change needs what an image the decoder does not read holds: an
+/// OLTP-compressed row piece (kept whole under `COMPRESSED_ROW` by `events::place`). The marker is
+/// taken out of the images either way (never a column). The change is unsupported when a column its
+/// record needs is in no other image: an insert's columns, a delete's key (every column with
+/// `full_deletes`), an update's key, and every column when the compressed piece is its after image
+/// (which columns changed is in it) or its before image with `update_before_images`. Supplemental
+/// logging of all columns supplies them all (the real oracdc advanced-compression records); a
+/// primary-key one does not. Emitting such a change would give a record without its values: it is
+/// counted instead (counts.json `unsupported_ops`, docs/data-quality.md).
+fn unsupported_row(
+    rc: &mut RowChange,
+    columns: &[super::dictionary::ColumnDef],
+    key_idx: &[i32],
+    options: &EmitOptions,
+) -> bool {
+    let after = rc.after.remove(&COMPRESSED_ROW).is_some();
+    let before = rc.before.remove(&COMPRESSED_ROW).is_some();
+    rc.changed.retain(|&i| i != COMPRESSED_ROW);
+    if !after && !before {
+        return false;
+    }
+    if columns.is_empty() {
+        return true; // schemaless: which columns the piece held is unknown
+    }
+    let all = row_columns(columns, &rc.after);
+    let holds = |image: &RowImage, idx: &[i32]| idx.iter().all(|i| image.contains_key(i));
+    match rc.op {
+        RowOp::Insert => !holds(&rc.after, &all),
+        RowOp::Delete => !holds(&rc.before, if options.full_deletes { &all } else { key_idx }),
+        _ => {
+            (after && !holds(&rc.after, &all))
+                || (before && options.update_before_images && !holds(&rc.before, &all))
+                || !key_idx.iter().all(|i| rc.after.contains_key(i) || rc.before.contains_key(i))
+        }
     }
 }
 
