@@ -631,7 +631,6 @@ def assemble_batches(
         trail.append(from_row(row))
     stage.carry_out()
     event_names = events_schema().names
-    counts = stage_counts(stage, table, emitter)
     carried_out = [
         event_from_row(row)
         for batch in stage
@@ -639,6 +638,7 @@ def assemble_batches(
     ]
     if lobs_out is not None:
         write_carried_lobs(emitter, lobs_out)
+    counts = stage_counts(stage, table, emitter)  # after the LOB carry-out: it counts its pages
     report = report or DecodeReport()
     # captured tables whose changes the decoder detected but cannot read (docs/data-quality.md)
     counts["unsupported"] = unsupported_report(

@@ -37,6 +37,7 @@ LAYERS = {
     "batches": 9,
     "exchange": 9,
     "lob_carry": 9,
+    "unsupported": 4,  # the unsupported-storage report: reads the dictionary only
     "embedded": 9,
     "cluster": 9,
     "status": 9,
