@@ -133,6 +133,27 @@ fn base<'a>(record: &RedoRecord<'_>, vector: &ChangeVector<'_>) -> Event<'a> {
     }
 }
 
+/// A LOB event (a piece, a page image or a LOB index entry) of transaction `xid` on `obj` /
+/// `dataobj`, at the redo position of `vector` (the vector that carries its data).
+fn lob_event<'a>(
+    record: &RedoRecord<'_>,
+    vector: &ChangeVector<'_>,
+    xid: Xid,
+    obj: u32,
+    dataobj: u32,
+) -> Event<'a> {
+    Event {
+        kind: kind::LOB,
+        usn: xid.usn as i64,
+        slot: xid.slot as i64,
+        sqn: xid.sqn as i64,
+        obj: obj as i64,
+        dataobj: dataobj as i64,
+        redo_op: opval(vector),
+        ..base(record, vector)
+    }
+}
+
 /// (LOB id, page number, data) of a 26.2 that writes LOB data: an info item and a fill item
 /// (Python `lob_piece`).
 pub fn lob_piece<'a>(body: &LobChange<'a>) -> Option<(&'a [u8], u32, &'a [u8])> {
@@ -278,18 +299,11 @@ pub fn for_each_event<'a>(record: &'a RedoRecord<'a>, mut emit: impl FnMut(Event
                         let nv = &vectors[i + 1];
                         if let Some((lob_id, page, data)) = lob_piece(lob) {
                             emit(Event {
-                                kind: kind::LOB,
-                                usn: u.xid.usn as i64,
-                                slot: u.xid.slot as i64,
-                                sqn: u.xid.sqn as i64,
-                                obj: u.obj as i64,
-                                dataobj: u.dataobj as i64,
-                                redo_op: opval(nv),
                                 bdba: lob.common.dba as i64,
                                 lob_id,
                                 lob_page: page as i64,
                                 lob_data: data,
-                                ..base(record, nv)
+                                ..lob_event(record, nv, u.xid, u.obj, u.dataobj)
                             });
                         }
                         i += 2;
@@ -302,17 +316,10 @@ pub fn for_each_event<'a>(record: &'a RedoRecord<'a>, mut emit: impl FnMut(Event
                     if let Some(nv) = nxt.filter(|v| v.layer == 10) {
                         if let Some(entry) = lob_index_entry(nv.code, &nv.fields) {
                             emit(Event {
-                                kind: kind::LOB,
-                                usn: u.xid.usn as i64,
-                                slot: u.xid.slot as i64,
-                                sqn: u.xid.sqn as i64,
-                                obj: u.obj as i64,
-                                dataobj: u.dataobj as i64,
-                                redo_op: opval(nv),
                                 lob_id: entry.lob_id,
                                 lob_page: entry.page as i64,
                                 lob_data: entry.dbas,
-                                ..base(record, nv)
+                                ..lob_event(record, nv, u.xid, u.obj, u.dataobj)
                             });
                             i += 2;
                             continue;
@@ -383,17 +390,10 @@ pub fn for_each_event<'a>(record: &'a RedoRecord<'a>, mut emit: impl FnMut(Event
                 // a SecureFile page image: a LOB piece keyed by (LOB id, the page's DBA), no undo
                 if let Some((xid, obj, lob_id, data)) = lob_image_piece(image) {
                     emit(Event {
-                        kind: kind::LOB,
-                        usn: xid.usn as i64,
-                        slot: xid.slot as i64,
-                        sqn: xid.sqn as i64,
-                        obj: obj as i64,
-                        dataobj: image.dataobj as i64,
-                        redo_op: opval(vec),
                         bdba: image.common.dba as i64,
                         lob_id,
                         lob_data: data,
-                        ..base(record, vec)
+                        ..lob_event(record, vec, xid, obj, image.dataobj)
                     });
                 }
             }
