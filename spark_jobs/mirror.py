@@ -8,7 +8,7 @@ the mirror already holds (joined for the affected keys only): an insert sets the
 merges its columns over the row, a delete removes it, a PK update removes the old key and writes the
 merged row under the new key. Keys linked by PK updates are folded together (one group per table),
 every other key on its own, on the executors: a partition's groups one after another in one
-``mapInArrow`` call (``fold_partition``, each group by ``fold_group``).
+``mapInArrow`` call (``fold_partition``, each group by ``fold_rows``).
 
 The result of ``fold`` has one row per touched key: ``op`` ``U`` (``columns`` = the whole new row)
 or ``D`` (``key_values`` = the key), and ``partial`` when an update found no row to merge over (the
@@ -186,28 +186,48 @@ def fold(changed: Any, existing: Iterable[Any] = ()) -> Any:
     )
 
 
-def fold_partition(batches: Iterable[Any]) -> Iterator[Any]:
-    """Executor side: a partition's records sorted by (source_table, group), each group's run handed
-    to ``fold_group`` whole (a group may span record batches)."""
+FOLD_BATCH_ROWS = 16_384  # folded rows per record batch handed back to Spark
+
+
+def _fold_arrow_schema() -> Any:
     import pyarrow as pa
 
-    pending: list[Any] = []  # slices of the current group
-    current: tuple[str, str] | None = None
+    pair = pa.struct([pa.field("name", pa.string()), pa.field("value", pa.string())])
+    return pa.schema(
+        [("source_table", pa.string()), ("key", pa.string()), ("op", pa.string()),
+         ("columns", pa.list_(pair)), ("key_values", pa.list_(pair)), ("rowid", pa.string()),
+         ("commit_scn", pa.int64()), ("batch_id", pa.string()), ("partial", pa.bool_())]
+    )  # fmt: skip
+
+
+def fold_partition(batches: Iterable[Any]) -> Iterator[Any]:
+    """Executor side: a partition's records sorted by (source_table, group), each group's run folded
+    whole by ``fold_rows`` (a group may span record batches).
+
+    Each record batch becomes Python rows once and the folded rows go back in batches of
+    ``FOLD_BATCH_ROWS``: most groups are one key with a change or two, and an Arrow table per group
+    (the fold's first form) cost more than the fold itself (docs/benchmarks.md)."""
+    import pyarrow as pa
+
+    schema = _fold_arrow_schema()
+    pending: list[dict[str, Any]] = []  # rows of the current group
+    out: list[dict[str, Any]] = []
     for batch in batches:
-        tables, groups = batch.column("source_table").to_pylist(), batch.column("group").to_pylist()
-        start = 0
-        for i in range(1, batch.num_rows + 1):
-            if i < batch.num_rows and (tables[i], groups[i]) == (tables[start], groups[start]):
-                continue
-            key = (tables[start], groups[start])
-            if current is not None and key != current and pending:
-                yield from fold_group(pa.Table.from_batches(pending)).to_batches()
+        for row in batch.to_pylist():
+            if pending and (row["source_table"], row["group"]) != (
+                pending[0]["source_table"],
+                pending[0]["group"],
+            ):
+                out += fold_rows(pending)
                 pending = []
-            current = key
-            pending.append(batch.slice(start, i - start))
-            start = i
+                if len(out) >= FOLD_BATCH_ROWS:
+                    yield pa.RecordBatch.from_pylist(out, schema=schema)
+                    out = []
+            pending.append(row)
     if pending:
-        yield from fold_group(pa.Table.from_batches(pending)).to_batches()
+        out += fold_rows(pending)
+    if out:
+        yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
 def _image(pairs: Any) -> dict[str, str | None]:
@@ -215,17 +235,27 @@ def _image(pairs: Any) -> dict[str, str | None]:
 
 
 def fold_group(table: Any) -> Any:
-    """Executor side: the changes of one group (existing rows first, then ``trail_seq`` order)."""
+    """``fold_rows`` over an Arrow table of one group's records, as an Arrow table."""
     import pyarrow as pa
 
+    return pa.Table.from_pylist(fold_rows(table.to_pylist()), schema=_fold_arrow_schema())
+
+
+def fold_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The changes of one group (existing rows first, then ``trail_seq`` order), folded: one row per
+    touched key, as ``FOLD_SCHEMA`` describes."""
     state: dict[str, tuple[dict[str, str | None], bool] | None] = {}
     keys: dict[str, list[dict[str, str | None]]] = {}
     last: dict[str, tuple[str, int, str]] = {}
     touched: dict[str, None] = {}
     # existing rows first, then commit order: commit SCN across batches (a backfill's changes and the
     # later ones it replays, publish.replayed_changes), the trail's own order inside a batch
-    rows = table.to_pylist()
-    for r in sorted(rows, key=lambda r: (r["op"] != "EXISTING", r["commit_scn"] or 0, r["trail_seq"])):
+    ordered = (
+        rows
+        if len(rows) == 1
+        else sorted(rows, key=lambda r: (r["op"] != "EXISTING", r["commit_scn"] or 0, r["trail_seq"]))
+    )
+    for r in ordered:
         op, key, image = r["op"], r["key"], _image(r["columns"])
         if op == "EXISTING":
             state[key] = (image, False)
@@ -252,25 +282,20 @@ def fold_group(table: Any) -> Any:
             state[key] = ({**base, **image}, partial)
         touched[key] = None
         last[key] = (r["rowid"], r["commit_scn"], r["batch_id"])
+    source_table = rows[0]["source_table"] if rows else None
     out: list[dict[str, Any]] = []
     for key in touched:
         held = state.get(key)
         rowid, commit_scn, batch_id = last[key]
-        row = {"source_table": table.column("source_table")[0].as_py(), "key": key, "key_values": keys[key]}
         if held is None:
-            out.append({**row, "op": "D", "columns": [], "partial": False})
+            op, pairs, partial = "D", [], False
         else:
             image, partial = held
-            pairs = [{"name": n, "value": v} for n, v in image.items()]
-            out.append({**row, "op": "U", "columns": pairs, "partial": partial})
-        out[-1].update(rowid=rowid, commit_scn=commit_scn, batch_id=batch_id)
-    pair = pa.struct([pa.field("name", pa.string()), pa.field("value", pa.string())])
-    schema = pa.schema(
-        [("source_table", pa.string()), ("key", pa.string()), ("op", pa.string()),
-         ("columns", pa.list_(pair)), ("key_values", pa.list_(pair)), ("rowid", pa.string()),
-         ("commit_scn", pa.int64()), ("batch_id", pa.string()), ("partial", pa.bool_())]
-    )  # fmt: skip
-    return pa.Table.from_pylist(out, schema=schema)
+            op, pairs = "U", [{"name": n, "value": v} for n, v in image.items()]
+        out.append({"source_table": source_table, "key": key, "op": op, "columns": pairs,
+                    "key_values": keys[key], "rowid": rowid, "commit_scn": commit_scn,
+                    "batch_id": batch_id, "partial": partial})  # fmt: skip
+    return out
 
 
 def table_columns(folded: Any, known: dict[str, Sequence[str]]) -> dict[str, list[str]]:
