@@ -380,12 +380,42 @@ def run_suite(
             result_format={"result_format": "SUMMARY", "partial_unexpected_count": SAMPLE_ROWS},
         )
     )
-    outcome = checkpoint.run(batch_parameters={"dataframe": frame}, run_id=RunIdentifier(run_name=batch_id))
+    warmed = warm_queries(spark, frame, gx_suite)
+    try:
+        outcome = checkpoint.run(
+            batch_parameters={"dataframe": frame}, run_id=RunIdentifier(run_name=batch_id)
+        )
+    finally:
+        for result in warmed:
+            result.unpersist()
     results = next(iter(outcome.run_results.values())).results
     by_name = {r.expectation_config.meta.get("name"): r for r in results}
     view = "redotrail_trail_" + re.sub(r"[^A-Za-z0-9_]", "_", batch_id)
     frame.createOrReplaceTempView(view)
     return [_rule_result(spark, frame, suite, entry, by_name.get(entry["name"]), view) for entry in entries]
+
+
+GX_BATCH_VIEW = "tmp_view"  # the temp view GX's Spark query metrics register the batch as
+
+
+def warm_queries(spark: Any, frame: Any, gx_suite: Any) -> list[Any]:
+    """Each SQL rule's offending rows, computed once and cached, so that GX reads them from the cache.
+
+    GX 1.x runs an ``UnexpectedRowsExpectation``'s query twice on Spark (``query.row_count``, then
+    ``query.table`` for its rows), each time over the batch registered as the temp view
+    ``GX_BATCH_VIEW``: the SQL rules were half of validate's time (docs/benchmarks.md). Run here over
+    the same view with the same text, the query has the same plan, and Spark's cache manager answers
+    both of GX's runs from these cached rows. Only the time changes: should GX name its view
+    otherwise, the plans differ and GX computes the queries itself, as before."""
+    frame.createOrReplaceTempView(GX_BATCH_VIEW)
+    warmed = []
+    for expectation in gx_suite.expectations:
+        query = getattr(expectation, "unexpected_rows_query", None)
+        if isinstance(query, str):
+            result = spark.sql(query.format(batch=GX_BATCH_VIEW)).cache()
+            result.count()  # computed now, once
+            warmed.append(result)
+    return warmed
 
 
 def _exception(result: Any) -> str | None:
