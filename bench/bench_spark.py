@@ -21,6 +21,10 @@ whole batch's stages are timed; ``--code DIR`` runs the stages of another checko
 one session on one machine.
 
     .venv/bin/python bench/bench_spark.py --size 1GB --cores 2 --through publish --code /tmp/rt-before
+
+``cpu_s`` is the CPU time of every process of a run (JVMs and Python workers) beside its stages'
+wall seconds; ``--event-log DIR`` keeps each application's Spark event log, which
+``bench/spark_eventlog.py`` turns into a profile (jobs, task seconds, the driver's own time).
 """
 
 from __future__ import annotations
@@ -72,6 +76,13 @@ def _describe(code: Path) -> str:
     return head + ("+changes" if dirty else "")
 
 
+def _children_cpu_s() -> float:
+    """User + system CPU seconds of the finished child processes and theirs (the stages' JVMs, which
+    wait for their Python workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _peak_children_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
@@ -89,6 +100,12 @@ def main() -> int:
     parser.add_argument("--driver-memory", default="2g")
     parser.add_argument("--single", action="store_true", help="also time the single-process decode")
     parser.add_argument("--work", type=Path, default=Path("/tmp/redotrail-bench-spark"))
+    parser.add_argument(
+        "--event-log",
+        type=Path,
+        default=None,
+        help="write each application's Spark event log here (bench/spark_eventlog.py reads it)",
+    )
     parser.add_argument("--through", choices=STAGES, default="assemble", help="last stage to time")
     parser.add_argument("--format", choices=("iceberg", "delta"), default="iceberg", help="publish's tables")
     parser.add_argument("--code", type=Path, default=REPO, help="the checkout whose spark_jobs/ run")
@@ -138,6 +155,7 @@ def main() -> int:
         results["single_process"] = {"seconds": round(t, 1), "mb_s": round(total / 1e6 / t, 2)}
         print(json.dumps(results["single_process"]), flush=True)
     for cores in args.cores:
+        cpu_before = _children_cpu_s()
         batch = args.work / f"batch-{label}-{cores}"
         entries = tuple(
             LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location)
@@ -150,6 +168,10 @@ def main() -> int:
         )
         submit = [str(Path(py).with_name("spark-submit")), "--master", f"local[{cores}]",
                   "--driver-memory", args.driver_memory]  # fmt: skip
+        if args.event_log:
+            args.event_log.mkdir(parents=True, exist_ok=True)
+            submit += ["--conf", "spark.eventLog.enabled=true", "--conf",
+                       f"spark.eventLog.dir=file://{args.event_log.resolve()}"]  # fmt: skip
         options = {
             "decode": ["--range-mb", str(args.range_mb)],
             "publish": ["--warehouse", f"file://{batch}-warehouse", "--format", args.format],
@@ -186,7 +208,10 @@ def main() -> int:
                "decode_mb_s": round(total / 1e6 / decode, 2),
                "events": sum(e["events"] for e in json.loads((batch / "staging" / "logs.json").read_text()).values()),
                "events_parquet_bytes": sum(p.stat().st_size for p in (batch / "staging" / "events").glob("*.parquet")),
-               "peak_process_rss_mb": round(_peak_children_mb(), 1)}  # fmt: skip
+               "peak_process_rss_mb": round(_peak_children_mb(), 1),
+               # CPU seconds of every process of the run (the JVMs and their Python workers) against
+               # its wall seconds: how busy the cores were, and what the JVM's own work adds
+               "cpu_s": round(_children_cpu_s() - cpu_before, 1)}  # fmt: skip
         if "assemble" in seconds:
             counts = json.loads((batch / "counts.json").read_text())
             run.update({
