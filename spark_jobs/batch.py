@@ -31,7 +31,7 @@ if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spark_jobs import assemble, decode, publish, validate
-from spark_jobs.common import BatchDir, build_session
+from spark_jobs.common import BatchDir, build_session, shared_trails
 
 STAGES: dict[str, Callable[..., int]] = {
     "decode": decode.main,
@@ -102,14 +102,15 @@ def main(argv: list[str] | None = None, *, spark: Any = None) -> int:
     started = time.monotonic()
     session = build_session(f"redotrail-batch-{name}", spark=spark)
     print(f"batch {name}: Spark session ready in {time.monotonic() - started:.1f} s", flush=True)
-    for stage in args.stages:
-        began = time.monotonic()
-        code = STAGES[stage](args.stage_argv[stage], spark=session)
-        seconds = time.monotonic() - began
-        print(f"batch {name}: {stage} {'done' if code == 0 else f'exited {code}'} in {seconds:.1f} s",
-              flush=True)  # fmt: skip
-        if code != 0:
-            return code
+    with shared_trails():  # validate's cached trail is publish's too
+        for stage in args.stages:
+            began = time.monotonic()
+            code = STAGES[stage](args.stage_argv[stage], spark=session)
+            seconds = time.monotonic() - began
+            print(f"batch {name}: {stage} {'done' if code == 0 else f'exited {code}'} in {seconds:.1f} s",
+                  flush=True)  # fmt: skip
+            if code != 0:
+                return code
     print(f"batch {name}: {', '.join(args.stages)} in {time.monotonic() - started:.1f} s", flush=True)
     return 0
 

@@ -28,6 +28,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -513,6 +514,44 @@ def read_trail(spark: Any, path: str | os.PathLike[str]) -> Any:
     from redo_lib.trail.schema import trail_schema
 
     return spark.read.schema(from_arrow_schema(trail_schema())).parquet(os.fspath(path))
+
+
+_SHARED_TRAILS: dict[str, Any] | None = None  # trail URI -> cached frame, while ``shared_trails`` runs
+
+
+@contextmanager
+def shared_trails() -> Iterator[None]:
+    """Within this block, :func:`cached_trail` hands every stage the same cached trail of a batch, and
+    the cache is dropped when the block ends (``spark_jobs/batch.py`` runs a batch's stages in it).
+
+    Validate and publish each read the whole trail into Spark's cache (about 11 s of a 1 GB batch
+    on two cores: docs/benchmarks.md); in one application publish finds validate's. Only inside the
+    block: the batch folder stays the stages' one hand-over, and no cached trail outlives the batch
+    that wrote it (a stage re-run after its trail was rewritten would otherwise read the old rows)."""
+    global _SHARED_TRAILS
+    outer, _SHARED_TRAILS = _SHARED_TRAILS, {}
+    try:
+        yield
+    finally:
+        for frame in _SHARED_TRAILS.values():
+            frame.unpersist()
+        _SHARED_TRAILS = outer
+
+
+@contextmanager
+def cached_trail(spark: Any, uri: str) -> Iterator[Any]:
+    """The batch's trail (:func:`read_trail`) cached for the block: the one :func:`shared_trails`
+    keeps, or one of the block's own, dropped when it ends."""
+    if _SHARED_TRAILS is not None:
+        if uri not in _SHARED_TRAILS:
+            _SHARED_TRAILS[uri] = read_trail(spark, uri).cache()
+        yield _SHARED_TRAILS[uri]
+        return
+    frame = read_trail(spark, uri).cache()
+    try:
+        yield frame
+    finally:
+        frame.unpersist()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,13 +53,13 @@ from spark_jobs.common import (
     DATA,
     BatchDir,
     build_session,
+    cached_trail,
     catalog_name,
     check_location,
     configure_catalog,
     java_message,
     mask_secrets,
     named_cause,
-    read_trail,
     report_failure,
     run_stage,
     ship_module,
@@ -499,8 +500,9 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
     session = build_session(f"redotrail-publish-{batch_id}", spark=spark)
     store = open_store(args, session)
     ship_module(mirror)
-    trail = read_trail(session, batch.spark_uri("trail")).cache()
-    keep: list[Any] = [trail]  # cached frames, unpersisted at the end
+    cached = ExitStack()  # the trail's cache: dropped at the end, or kept by batch.py's shared_trails
+    trail = cached.enter_context(cached_trail(session, batch.spark_uri("trail")))
+    keep: list[Any] = []  # other cached frames, unpersisted at the end
     try:
         owned = ownership(manifest, commit_logs, trail)
         rows = trail.where(mirror.APPLIED).select(F.expr(mirror.SOURCE_TABLE)).distinct().collect()
@@ -558,6 +560,7 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
     finally:
         for frame in keep:
             frame.unpersist()
+        cached.close()
     tables = {name: store.version(name) for name in [CHANGELOG, *sorted(sources.values())]}
     doc = {
         "batch_id": batch_id,

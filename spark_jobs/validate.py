@@ -44,7 +44,7 @@ from spark_jobs.common import (
     ROOT,
     BatchDir,
     build_session,
-    read_trail,
+    cached_trail,
     report_failure,
     run_stage,
     upload_tree,
@@ -515,8 +515,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     session = build_session(f"redotrail-validate-{batch_id}", spark=spark)
     # GE builds the Data Docs in a temporary folder of this process; they are copied to the batch
     with tempfile.TemporaryDirectory(prefix="redotrail-docs-") as tmp:
-        frame = read_trail(session, batch.spark_uri("trail")).cache()
-        try:
+        with cached_trail(session, batch.spark_uri("trail")) as frame:
             records = frame.count()
             # the batch's DDL positions (a few rows): rules that depend on a table's shape use them
             source = suite["SQL_PARAMETERS"]["source_table"]
@@ -524,8 +523,6 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
             params = suite_parameters(suite, counts, manifest, [(r["t"], r["trail_seq"]) for r in ddl])
             docs_dir = Path(tmp) / "docs"
             rules = run_suite(session, frame, suite, params, batch_id, docs_dir)
-        finally:
-            frame.unpersist()
         # readable offline: GE's CDN scripts and stylesheets -> local copies in docs/static/vendor/;
         # the index links to the operations report across batches (<work>/reports/index.html)
         try:

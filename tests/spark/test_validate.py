@@ -21,6 +21,7 @@ from redo_lib.reports.assets import external_resources
 from redo_lib.storage.s3 import s3_client
 from redo_lib.trail.model import LobColumn
 from spark_jobs import publish, validate
+from spark_jobs.common import cached_trail, read_trail, shared_trails
 from tests.spark.scenario import Batch, batch_one, batch_two, counts_of, records, write_batch
 
 pytest_plugins = ["tests.fixtures.spark", "tests.fixtures.s3"]
@@ -74,6 +75,31 @@ def test_a_valid_batch_passes_every_rule_and_gets_its_marker(session: Any, tmp_p
         ):  # (GE links its favicon one level too shallow)
             assert (page.parent / ref).resolve().is_file(), (page, ref)
     assert "../../../../reports/index.html" in (docs / "index.html").read_text()
+
+
+def test_the_stages_of_one_application_share_one_cached_trail_dropped_with_the_batch(
+    session: Any, tmp_path: Path
+) -> None:
+    """batch.py's ``shared_trails``: validate leaves the trail cached for publish, and the cache goes
+    when the block ends, so a trail written again at the same place is read anew."""
+    folder = write_batch(tmp_path, batch_two())
+    trail = str(folder / "trail")
+
+    def cached() -> bool:  # Spark's cache manager holds a plan reading this folder
+        return bool(read_trail(session, trail).storageLevel.useMemory)
+
+    with shared_trails():
+        assert validate.main(["--batch-dir", str(folder)], spark=session) == 0
+        assert cached()
+        with cached_trail(session, trail) as frame:
+            assert frame.count() == len(records(batch_two().txns))
+    assert not cached()
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == 0  # a stage on its own
+    assert not cached()
+    # another trail in the same folder (batch one's transactions): read anew
+    assert write_batch(tmp_path, replace(batch_one(), batch_id=batch_two().batch_id)) == folder
+    with cached_trail(session, trail) as frame:
+        assert frame.count() == len(records(batch_one().txns)) != len(records(batch_two().txns))
 
 
 def test_a_batch_on_s3_is_validated_and_its_report_uploaded(
