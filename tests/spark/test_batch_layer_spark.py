@@ -35,7 +35,7 @@ from tests.integration.test_batch_layer_random import (
 
 pytest_plugins = ["tests.fixtures.s3"]
 pytestmark = pytest.mark.spark
-SEEDS = [3, 8]
+SEEDS = [3, pytest.param(8, marks=pytest.mark.slow)]  # one seed by default (a minute each)
 
 
 @pytest.fixture(scope="module")

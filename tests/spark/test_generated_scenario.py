@@ -406,7 +406,8 @@ def schema_changes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _generate(tmp_path_factory, "schema_changes")
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+# Delta behind ``slow``: test_schema_changes follows every DDL kind on Delta tables by default
+@pytest.mark.parametrize("fmt", ["iceberg", pytest.param("delta", marks=pytest.mark.slow)])
 def test_schema_changes_publish_the_final_shapes_and_every_ddl_record(
     spark: Any, schema_changes: Path, tmp_path: Path, fmt: str
 ) -> None:
