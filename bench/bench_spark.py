@@ -22,8 +22,8 @@ one session on one machine.
 
     .venv/bin/python bench/bench_spark.py --size 1GB --cores 2 --through publish --code /tmp/rt-before
 
-``cpu_s`` is the CPU time of every process of a run (JVMs and Python workers) beside its stages'
-wall seconds; ``--event-log DIR`` keeps each application's Spark event log, which
+``cpu_s`` is the machine's busy CPU time during a run (``/proc/stat``: on a quiet machine the run's
+JVMs and Python workers) beside its stages' wall seconds; ``--event-log DIR`` keeps each application's Spark event log, which
 ``bench/spark_eventlog.py`` turns into a profile (jobs, task seconds, the driver's own time).
 """
 
@@ -76,11 +76,14 @@ def _describe(code: Path) -> str:
     return head + ("+changes" if dirty else "")
 
 
-def _children_cpu_s() -> float:
-    """User + system CPU seconds of the finished child processes and theirs (the stages' JVMs, which
-    wait for their Python workers)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def _machine_cpu_s() -> float:
+    """CPU seconds the machine has spent busy since boot, every core and process (``/proc/stat``:
+    user, nice, system, irq, softirq, steal). A run's Python workers are the JVM's grandchildren and
+    not always reaped, so ``RUSAGE_CHILDREN`` misses them; on a quiet machine the difference over a
+    run is the run's own CPU time."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def _peak_children_mb() -> float:
@@ -155,7 +158,7 @@ def main() -> int:
         results["single_process"] = {"seconds": round(t, 1), "mb_s": round(total / 1e6 / t, 2)}
         print(json.dumps(results["single_process"]), flush=True)
     for cores in args.cores:
-        cpu_before = _children_cpu_s()
+        cpu_before = _machine_cpu_s()
         batch = args.work / f"batch-{label}-{cores}"
         entries = tuple(
             LogEntry(thread=r.thread, sequence=r.sequence, resetlogs_id=r.resetlogs_id, location=r.location)
@@ -209,9 +212,9 @@ def main() -> int:
                "events": sum(e["events"] for e in json.loads((batch / "staging" / "logs.json").read_text()).values()),
                "events_parquet_bytes": sum(p.stat().st_size for p in (batch / "staging" / "events").glob("*.parquet")),
                "peak_process_rss_mb": round(_peak_children_mb(), 1),
-               # CPU seconds of every process of the run (the JVMs and their Python workers) against
-               # its wall seconds: how busy the cores were, and what the JVM's own work adds
-               "cpu_s": round(_children_cpu_s() - cpu_before, 1)}  # fmt: skip
+               # the machine's busy CPU seconds during the run (the JVMs and their Python workers, on a
+               # quiet machine) against its wall seconds: how busy the cores were
+               "cpu_s": round(_machine_cpu_s() - cpu_before, 1)}  # fmt: skip
         if "assemble" in seconds:
             counts = json.loads((batch / "counts.json").read_text())
             run.update({
