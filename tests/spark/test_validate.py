@@ -102,6 +102,34 @@ def test_the_stages_of_one_application_share_one_cached_trail_dropped_with_the_b
         assert frame.count() == len(records(batch_one().txns)) != len(records(batch_two().txns))
 
 
+def test_a_rule_whose_query_cannot_run_fails_with_its_error_and_the_others_still_run(
+    session: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SQL rule Spark cannot plan is reported as that rule's failure with the error (the step that
+    computes each rule's query before GX runs it must not stop the stage)."""
+    sql_dir = tmp_path / "sql"
+    sql_dir.mkdir()
+    for file in validate.SQL_DIR.glob("*.sql"):
+        (sql_dir / file.name).write_text(file.read_text())
+    (sql_dir / "broken.sql").write_text(
+        "SELECT trail_seq, xid, 'never' AS problem, CAST(NULL AS STRING) AS detail FROM {batch} "
+        "WHERE no_such_column = 1"
+    )
+    suite = validate.load_suite()
+    entry = {"name": "broken_rule", "rule": 2, "title": "A rule whose query names no column", "sql": "broken"}
+    monkeypatch.setattr(validate, "SQL_DIR", sql_dir)
+    monkeypatch.setattr(
+        validate, "load_suite", lambda: {**suite, "EXPECTATIONS": [*suite["EXPECTATIONS"], entry]}
+    )
+    folder = write_batch(tmp_path, batch_two())
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
+    summary = _summary(folder)
+    assert [f["name"] for f in summary["failed"]] == ["broken_rule"]
+    broken = next(r for r in summary["rules"] if r["name"] == "broken_rule")
+    assert "no_such_column" in (broken["exception"] or "")
+    assert all(r["success"] for r in summary["rules"] if r["name"] != "broken_rule")
+
+
 def test_a_batch_on_s3_is_validated_and_its_report_uploaded(
     session: Any, s3_endpoint: str, tmp_path: Path
 ) -> None:
