@@ -250,12 +250,7 @@ def fold_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     touched: dict[str, None] = {}
     # existing rows first, then commit order: commit SCN across batches (a backfill's changes and the
     # later ones it replays, publish.replayed_changes), the trail's own order inside a batch
-    ordered = (
-        rows
-        if len(rows) == 1
-        else sorted(rows, key=lambda r: (r["op"] != "EXISTING", r["commit_scn"] or 0, r["trail_seq"]))
-    )
-    for r in ordered:
+    for r in sorted(rows, key=lambda r: (r["op"] != "EXISTING", r["commit_scn"] or 0, r["trail_seq"])):
         op, key, image = r["op"], r["key"], _image(r["columns"])
         if op == "EXISTING":
             state[key] = (image, False)
