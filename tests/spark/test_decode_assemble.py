@@ -118,3 +118,24 @@ def test_spark_stages_report_the_tables_the_decoder_cannot_read(spark: Any, tmp_
     assert got == EXPECTED
     assert counts["unsupported_ops"] == {"APP.PACKED": {"INSERT": 3}} and balance(counts) == {}
     assert _trail(batch) == reference.trail
+
+
+def test_a_stage_task_starts_on_a_frozen_heap_with_zip_directories_kept(spark: Any) -> None:
+    """``run_tasks``'s tasks call ``redo_lib.worker.task_start`` in the Python worker: the worker
+    PySpark reuses from task to task collects only what tasks made, and (Python before 3.12) keeps
+    the directories of its unchanged zips instead of reading them again before every task."""
+    import sys
+
+    from spark_jobs.common import run_tasks
+
+    def look(_: int) -> tuple[int, bool]:
+        import gc
+        import zipimport
+
+        kept = getattr(zipimport.zipimporter.invalidate_caches, "keeps_unchanged", False)
+        return gc.get_freeze_count(), kept or sys.version_info >= (3, 12)
+
+    seen = run_tasks(spark, list(range(6)), look)
+    assert all(frozen > 1000 for frozen, _ in seen), seen  # redo_lib's and pyarrow's modules at least
+    assert all(kept for _, kept in seen), seen
+    assert spark.conf.get("spark.python.unix.domain.socket.enabled") == "true"  # no 30 ms TCP waits

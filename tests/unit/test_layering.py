@@ -36,6 +36,7 @@ LAYERS = {
     "discovery": 9,
     "batches": 9,
     "exchange": 9,
+    "worker": 9,  # a Spark Python worker's task start: stdlib only
     "lob_carry": 9,
     "unsupported": 4,  # the unsupported-storage report: reads the dictionary only
     "embedded": 9,

@@ -1,0 +1,88 @@
+"""What a Spark Python worker, reused from task to task, does at the start of each: :func:`task_start`.
+
+Two costs PySpark puts before every task of a reused worker, found with ``strace`` and ``perf`` on the
+worker (60-110 ms a task on this project's machine, 20-25 % of the 5 GB decode in one core, whose
+107 tasks do 0.35 s of work each; docs/benchmarks.md), both spent before our code runs:
+
+**A full garbage collection.** PySpark's daemon calls ``gc.collect()`` after every task; the
+collector walks every object the worker holds, the modules of redo_lib, pyarrow and numpy first
+(about 40,000 objects before the first task): 36 ms a task. :func:`freeze_survivors` moves what is
+alive at a task's start into the collector's permanent generation (``gc.freeze``, made for
+long-lived processes that collect often): the next collections walk only what later tasks make.
+Freezing only hides objects from the cycle collector: a frozen object no longer referenced is still
+freed by its reference count; a cycle of objects alive at a task's start and dropped later is kept
+(the modules, caches and the unpickled task functions alive then are not such cycles).
+
+**Zip directories read again.** The PySpark worker calls ``importlib.invalidate_caches()`` before every task (it may have been handed
+new ``--py-files``). On Python 3.10 and 3.11 that makes every ``zipimporter`` on ``sys.path`` read its
+archive's whole directory again, in Python: pyspark.zip (one importer per package folder of it, a
+dozen), the py4j zip and the spark-core jar: 110 ms before every task on this project's machine,
+12 s of the 5 GB decode's 47 in one core (its 107 tasks, docs/benchmarks.md), spent before our code
+runs. CPython 3.12 made the invalidation lazy (python/cpython#103200, not backported).
+:func:`reuse_unchanged_zip_directories` gives 3.10/3.11 the same cost: an archive whose size and
+modification time have not changed since its directory was read keeps it; a changed one (a
+``--py-files`` zip replaced under its name) is read again, as before.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from typing import Any
+
+
+def task_start() -> None:
+    """What a task calls first (``spark_jobs.common.carry_errors``): both remedies below; each acts
+    only where its cost exists."""
+    freeze_survivors()
+    reuse_unchanged_zip_directories()
+
+
+def freeze_survivors() -> bool:
+    """In a reused PySpark worker (``SPARK_REUSE_WORKER``), ``gc.freeze()`` what is alive now: the
+    daemon's collection after the task walks only what the tasks made since. True when it froze."""
+    if not os.environ.get("SPARK_REUSE_WORKER"):
+        return False  # another process: its collections are its own business
+    gc.freeze()
+    return True
+
+
+# archive path -> (mtime_ns, size) of the file when zipimport last read its directory here
+_READ_AT: dict[str, tuple[int, int]] = {}
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def reuse_unchanged_zip_directories() -> bool:
+    """On Python before 3.12, make ``zipimporter.invalidate_caches`` keep the directory of an
+    archive that has not changed (once per process; a task calls it first). True when it changed
+    the behaviour, now or before."""
+    if sys.version_info >= (3, 12):
+        return False  # invalidation is lazy there already
+    import zipimport
+
+    if getattr(zipimport.zipimporter.invalidate_caches, "keeps_unchanged", False):
+        return True
+    reread = zipimport.zipimporter.invalidate_caches
+    directories: Any = zipimport._zip_directory_cache  # type: ignore[attr-defined]
+
+    def invalidate_caches(self: Any) -> None:
+        stamp = _stamp(self.archive)
+        if stamp is not None and _READ_AT.get(self.archive) == stamp and self.archive in directories:
+            self._files = directories[self.archive]  # the directory read at this stamp, shared
+            return
+        reread(self)
+        if stamp is not None:
+            _READ_AT[self.archive] = stamp
+
+    invalidate_caches.keeps_unchanged = True  # type: ignore[attr-defined]
+    invalidate_caches.__doc__ = reread.__doc__
+    zipimport.zipimporter.invalidate_caches = invalidate_caches  # type: ignore[method-assign]
+    return True
