@@ -194,6 +194,13 @@ def stack(s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             lambda: any(d["dag_id"] == "redo_pipeline" for d in _api(base, "/dags")["dags"]),
             180, "redo_pipeline parsed", logs_dir / "dag-processor.log",
         )  # fmt: skip
+        # unpaused first, as an operator does: the trigger form would otherwise unpause it while it
+        # posts the run, two writers on SQLite at once; one run's unpause failed (500 after SQLite's
+        # 5 s lock wait) and left the run queued on a paused DAG
+        _wait(
+            lambda: not _api(base, "/dags/redo_pipeline", {"is_paused": False}, "PATCH")["is_paused"],
+            60, "redo_pipeline unpaused", logs_dir / "api-server.log",
+        )  # fmt: skip
         expected = [json.loads(line) for line in out.trail.read_text().splitlines() if line]
         yield Stack(
             airflow=base, reports=f"http://127.0.0.1:{reports_port}", env=env, work=work, scenario=scenario,
