@@ -25,6 +25,8 @@ one session on one machine.
 ``cpu_s`` is the machine's busy CPU time during a run (``/proc/stat``: on a quiet machine the run's
 JVMs and Python workers) beside its stages' wall seconds; ``--event-log DIR`` keeps each application's Spark event log, which
 ``bench/spark_eventlog.py`` turns into a profile (jobs, task seconds, the driver's own time).
+``--pin`` runs each application on exactly N of the machine's CPUs (``taskset``): ``local[1]`` alone
+gives Spark one task slot, while the JVM (start, JIT compilers, scheduling) works on the other cores.
 """
 
 from __future__ import annotations
@@ -116,7 +118,14 @@ def main() -> int:
         "--one-application", action="store_true",
         help="run the stages in one spark-submit of batch.py (as the DAG does), not one each",
     )  # fmt: skip
+    parser.add_argument(
+        "--pin", action="store_true",
+        help="run each application on exactly N CPUs (taskset -c 0..N-1): with local[1] alone the "
+        "JVM still works on the other cores",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.pin and max(args.cores) > (os.cpu_count() or 1):
+        parser.error(f"--pin: this machine has {os.cpu_count()} CPUs, --cores asks for {max(args.cores)}")
     code = args.code.resolve()
     label = f"synth-{args.size}-{args.seed}" + ("-one" if args.one_transaction else "")
     synth = args.work / label
@@ -133,7 +142,7 @@ def main() -> int:
                PYSPARK_PYTHON=py, TZ="UTC", PYTHONPATH=str(code))  # fmt: skip
     stages = STAGES[: STAGES.index(args.through) + 1]
     results: dict = {"workload": label, "logs": len(logs), "size_bytes": total, "range_mb": args.range_mb,
-                     "code": _describe(code), "stages": stages, "runs": []}  # fmt: skip
+                     "code": _describe(code), "stages": stages, "pinned": args.pin, "runs": []}  # fmt: skip
     print(json.dumps({k: v for k, v in results.items() if k != "runs"}), flush=True)
     # ``cat`` on the same files, side by side: once to bring them into the page cache (where the
     # stages then find them too), then timed
@@ -169,7 +178,8 @@ def main() -> int:
             batch,
             Manifest(batch_id=f"bench-{cores}", logs=entries, dictionary=str(synth / "dictionary.json")),
         )
-        submit = [str(Path(py).with_name("spark-submit")), "--master", f"local[{cores}]",
+        pinned = ["taskset", "-c", f"0-{cores - 1}"] if args.pin else []
+        submit = [*pinned, str(Path(py).with_name("spark-submit")), "--master", f"local[{cores}]",
                   "--driver-memory", args.driver_memory]  # fmt: skip
         if args.event_log:
             args.event_log.mkdir(parents=True, exist_ok=True)

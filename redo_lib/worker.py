@@ -1,27 +1,27 @@
 """What a Spark Python worker, reused from task to task, does at the start of each: :func:`task_start`.
 
-Two costs PySpark puts before every task of a reused worker, found with ``strace`` and ``perf`` on the
-worker (60-110 ms a task on this project's machine, 20-25 % of the 5 GB decode in one core, whose
-107 tasks do 0.35 s of work each; docs/benchmarks.md), both spent before our code runs:
+PySpark spends about 80 ms of the worker's CPU before each task of a reused worker, before our code
+runs (found with ``strace`` and ``perf`` on the worker; 200 empty tasks in one core: 23 s, 1.7 s
+with these remedies and the Unix socket of include/spark/spark-defaults.conf; the 5 GB decode's 107
+tasks do 0.35 s of work each, docs/benchmarks.md). Two causes:
+
+**Zip directories read again.** The worker calls ``importlib.invalidate_caches()`` before every task
+(it may have been handed new ``--py-files``). On Python 3.10 and 3.11 that makes every
+``zipimporter`` on ``sys.path`` read its archive's whole directory again, in Python: pyspark.zip (one
+importer per package folder of it, a dozen), the py4j zip and the spark-core jar. CPython 3.12 made
+the invalidation lazy (python/cpython#103200, not backported). :func:`reuse_unchanged_zip_directories`
+gives 3.10/3.11 the same cost: an archive whose size and modification time have not changed since
+its directory was read keeps it; a changed one (a ``--py-files`` zip replaced under its name) is
+read again, as before.
 
 **A full garbage collection.** PySpark's daemon calls ``gc.collect()`` after every task; the
 collector walks every object the worker holds, the modules of redo_lib, pyarrow and numpy first
-(about 40,000 objects before the first task): 36 ms a task. :func:`freeze_survivors` moves what is
-alive at a task's start into the collector's permanent generation (``gc.freeze``, made for
-long-lived processes that collect often): the next collections walk only what later tasks make.
-Freezing only hides objects from the cycle collector: a frozen object no longer referenced is still
-freed by its reference count; a cycle of objects alive at a task's start and dropped later is kept
-(the modules, caches and the unpickled task functions alive then are not such cycles).
-
-**Zip directories read again.** The PySpark worker calls ``importlib.invalidate_caches()`` before every task (it may have been handed
-new ``--py-files``). On Python 3.10 and 3.11 that makes every ``zipimporter`` on ``sys.path`` read its
-archive's whole directory again, in Python: pyspark.zip (one importer per package folder of it, a
-dozen), the py4j zip and the spark-core jar: 110 ms before every task on this project's machine,
-12 s of the 5 GB decode's 47 in one core (its 107 tasks, docs/benchmarks.md), spent before our code
-runs. CPython 3.12 made the invalidation lazy (python/cpython#103200, not backported).
-:func:`reuse_unchanged_zip_directories` gives 3.10/3.11 the same cost: an archive whose size and
-modification time have not changed since its directory was read keeps it; a changed one (a
-``--py-files`` zip replaced under its name) is read again, as before.
+(about 40,000 objects): 36 ms a task. :func:`freeze_survivors` moves what is alive at a task's start
+into the collector's permanent generation (``gc.freeze``, made for long-lived processes that
+collect often): the collections after it walk only what later tasks make. Freezing only hides
+objects from the cycle collector: a frozen object no longer referenced is still freed by its
+reference count; only a cycle of objects alive at a task's start and dropped later is kept (the
+modules, caches and unpickled task functions alive then are not such cycles).
 """
 
 from __future__ import annotations
