@@ -16,7 +16,7 @@ read again, as before.
 
 **A full garbage collection.** PySpark's daemon calls ``gc.collect()`` after every task; the
 collector walks every object the worker holds, the modules of redo_lib, pyarrow and numpy first
-(about 40,000 objects): 36 ms a task. :func:`freeze_survivors` moves what is alive at a task's start
+(about 40,000 objects): 36 ms a task. :func:`task_start` moves what is alive at a task's start
 into the collector's permanent generation (``gc.freeze``, made for long-lived processes that
 collect often): the collections after it walk only what later tasks make. Freezing only hides
 objects from the cycle collector: a frozen object no longer referenced is still freed by its
@@ -32,19 +32,16 @@ import sys
 from typing import Any
 
 
-def task_start() -> None:
-    """What a task calls first (``spark_jobs.common.carry_errors``): both remedies below; each acts
-    only where its cost exists."""
-    freeze_survivors()
-    reuse_unchanged_zip_directories()
-
-
-def freeze_survivors() -> bool:
-    """In a reused PySpark worker (``SPARK_REUSE_WORKER``), ``gc.freeze()`` what is alive now: the
-    daemon's collection after the task walks only what the tasks made since. True when it froze."""
+def task_start() -> bool:
+    """What a task calls first (``spark_jobs.common.carry_errors``, ``spark_jobs.mirror.fold_partition``):
+    in a reused PySpark worker (``SPARK_REUSE_WORKER``, set for the workers PySpark's daemon forks),
+    ``gc.freeze()`` what is alive now, so the daemon's collection after the task walks only what the
+    tasks made since, and :func:`reuse_unchanged_zip_directories`. Anywhere else (a test calling a
+    task function in its own process) nothing changes. True when it acted."""
     if not os.environ.get("SPARK_REUSE_WORKER"):
-        return False  # another process: its collections are its own business
+        return False
     gc.freeze()
+    reuse_unchanged_zip_directories()
     return True
 
 

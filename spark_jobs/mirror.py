@@ -21,10 +21,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 PAIRS = "array<struct<name:string,value:string>>"
-FOLD_SCHEMA = (
-    f"source_table string, key string, op string, columns {PAIRS}, key_values {PAIRS}, "
-    "rowid string, commit_scn bigint, batch_id string, partial boolean"
-)
 META_COLUMNS = ("_rowid", "_commit_scn", "_batch_id")
 # OWNER.TABLE of a record (no owner: the bare name), as counts.json and the mirror names tables
 SOURCE_TABLE = "CASE WHEN coalesce(owner, '') = '' THEN `table` ELSE concat(owner, '.', `table`) END"
@@ -182,14 +178,23 @@ def fold(changed: Any, existing: Iterable[Any] = ()) -> Any:
         grouped.drop("chained")
         .repartition(*keys)
         .sortWithinPartitions(*keys)
-        .mapInArrow(fold_partition, FOLD_SCHEMA)
+        .mapInArrow(fold_partition, fold_schema())
     )
+
+
+def fold_schema() -> Any:
+    """The folded rows' Spark schema: the Arrow schema the executors write
+    (``_fold_arrow_schema``), converted, so that the two cannot drift apart."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(_fold_arrow_schema())
 
 
 FOLD_BATCH_ROWS = 16_384  # folded rows per record batch handed back to Spark
 
 
 def _fold_arrow_schema() -> Any:
+    """What ``fold_partition`` yields: one row per touched key (``fold_rows``)."""
     import pyarrow as pa
 
     pair = pa.struct([pa.field("name", pa.string()), pa.field("value", pa.string())])
@@ -209,6 +214,9 @@ def fold_partition(batches: Iterable[Any]) -> Iterator[Any]:
     (the fold's first form) cost more than the fold itself (docs/benchmarks.md)."""
     import pyarrow as pa
 
+    from redo_lib.worker import task_start
+
+    task_start()  # as the stages' tasks (spark_jobs.common.carry_errors)
     schema = _fold_arrow_schema()
     pending: list[dict[str, Any]] = []  # rows of the current group
     out: list[dict[str, Any]] = []
@@ -243,7 +251,7 @@ def fold_group(table: Any) -> Any:
 
 def fold_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The changes of one group (existing rows first, then ``trail_seq`` order), folded: one row per
-    touched key, as ``FOLD_SCHEMA`` describes."""
+    touched key, as ``fold_schema()`` describes."""
     state: dict[str, tuple[dict[str, str | None], bool] | None] = {}
     keys: dict[str, list[dict[str, str | None]]] = {}
     last: dict[str, tuple[str, int, str]] = {}
