@@ -29,17 +29,13 @@ CONFIGURATIONS = (  # (label, Unix socket, task_start)
 )
 
 
-def machine_cpu_s() -> float:
-    with open("/proc/stat") as stat:
-        values = [int(v) for v in stat.readline().split()[1:]]
-    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
-
-
 def one(tasks: int, unix_socket: bool, remedy: bool) -> dict[str, float]:
     """One configuration, in this process."""
     sys.path.insert(0, str(REPO))
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    sys.path.insert(0, str(REPO / "bench"))
+    from bench_spark import _machine_cpu_s as machine_cpu_s  # the same reading as its runs' cpu_s
     from pyspark.sql import SparkSession
 
     from spark_jobs.common import spark_defaults

@@ -581,7 +581,7 @@ def carry_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         from redo_lib.errors import RedoError
         from redo_lib.worker import task_start
 
-        task_start()  # PySpark's own cost between two tasks of the worker: 60-110 ms less
+        task_start()  # PySpark's own work before each task of a reused worker (redo_lib/worker.py)
 
         def carried(exc: RedoError) -> RuntimeError:
             return RuntimeError(CARRIED + json.dumps({**exc.to_dict(), "error": str(exc)}))
