@@ -9,7 +9,8 @@ dag-processor and api-server with the LocalExecutor on PostgreSQL.
 
 Everything lives under ``<data>/cluster/`` (``state.json`` names the processes, ports and the
 environment a client needs: ``./redotrail cluster env`` prints it as ``export`` lines). Ports are
-free ones of 127.0.0.1 chosen at ``up``. ``down`` stops every process (and PostgreSQL cleanly).
+free ones of 127.0.0.1 chosen at ``up``. ``down`` stops every process (and PostgreSQL cleanly), keeping
+the databases for the next ``up``; ``down --purge`` deletes the profile's files as well.
 
 Layer "top": starts processes; imports only ``storage.local_s3`` (the moto launcher).
 """
@@ -173,11 +174,15 @@ class Cluster:
         self.save()
         return self.env()
 
-    def down(self, *, progress: Callable[[str], None] = print) -> None:
+    def down(self, *, purge: bool = False, progress: Callable[[str], None] = print) -> None:
         """Stop every process of the profile at once, then PostgreSQL (a fast shutdown).
 
         PostgreSQL goes last: Airflow's services shut down through their database, and without it each
-        waited out its SIGTERM grace (the profile's ``down`` took over two minutes)."""
+        waited out its SIGTERM grace (the profile's ``down`` took over two minutes).
+
+        ``purge``: then delete ``root`` and PostgreSQL's folder, which is outside ``root`` when
+        ``root`` is private to its owner (``pg_home``) and would otherwise outlive it in the temp
+        folder (tests' clusters left 56 MB each there)."""
         alive = [proc for proc in reversed(self.processes) if _alive(proc.pid)]
         for proc in alive:
             progress(f"stopping {proc.name} (pid {proc.pid})")
@@ -193,6 +198,10 @@ class Cluster:
                            capture_output=True, timeout=60, check=False)  # fmt: skip
         if self.state_file.exists():
             self.state_file.unlink()
+        if purge:
+            for folder in (self.pg_home, self.root):
+                progress(f"deleting {folder}")
+                shutil.rmtree(folder, ignore_errors=True)
 
     # -- services -------------------------------------------------------------------------------------
     def _spawn(self, name: str, argv: Sequence[str], env: dict[str, str] | None = None) -> Process:
@@ -416,6 +425,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--root", type=Path, default=Path(os.environ.get("REDOTRAIL_DATA_DIR") or REPO / "data") / "cluster"
     )
     parser.add_argument("--no-airflow", action="store_true", help="up: PostgreSQL, S3 and Spark only")
+    parser.add_argument(
+        "--purge",
+        action="store_true",
+        help="down: also delete the profile's databases, logs and workers' dirs",
+    )
     args = parser.parse_args(argv)
     cluster = Cluster.load(args.root)
     try:
@@ -428,8 +442,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"Airflow: {env['AIRFLOW__API__BASE_URL']}  Spark: {json.loads(env['AIRFLOW_CONN_SPARK_DEFAULT'])['host']}"
             )
         elif args.command == "down":
-            cluster.down()
-            print("cluster profile down")
+            cluster.down(purge=args.purge)
+            print("cluster profile down" + (f"; {args.root} deleted" if args.purge else ""))
         elif args.command == "status":
             for proc in cluster.processes:
                 print(f"{proc.name:20} pid {proc.pid:<8} {'up' if _alive(proc.pid) else 'DOWN'}  {proc.log}")

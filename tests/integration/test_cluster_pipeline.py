@@ -249,4 +249,4 @@ def test_scheduled_runs_on_the_cluster_profile_publish_the_scenario(
         ]
         assert not local, f"batch state on a worker's local disk: {local[:3]}"
     finally:
-        cluster.down(progress=lambda _: None)
+        cluster.down(purge=True, progress=lambda _: None)

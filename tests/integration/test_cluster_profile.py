@@ -50,8 +50,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Any:
     try:
         yield profile
     finally:
-        profile.down(progress=lambda _: None)
+        profile.down(purge=True, progress=lambda _: None)
         assert not profile.running()
+        assert not profile.pg_home.exists() and not profile.root.exists()
 
 
 def test_spark_jobs_run_on_two_workers_with_their_own_disks_and_reach_s3(
