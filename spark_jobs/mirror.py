@@ -183,122 +183,58 @@ def fold(changed: Any, existing: Iterable[Any] = ()) -> Any:
 
 
 def fold_schema() -> Any:
-    """The folded rows' Spark schema: the Arrow schema the executors write
-    (``_fold_arrow_schema``), converted, so that the two cannot drift apart."""
+    """The folded rows' Spark schema: the Arrow schema the core writes (``fold_arrow_schema``),
+    converted, so that the two cannot drift apart."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    return from_arrow_schema(_fold_arrow_schema())
+    return from_arrow_schema(fold_arrow_schema())
 
 
-FOLD_BATCH_ROWS = 16_384  # folded rows per record batch handed back to Spark
-
-
-def _fold_arrow_schema() -> Any:
-    """What ``fold_partition`` yields: one row per touched key (``fold_rows``)."""
+def fold_arrow_schema() -> Any:
+    """What ``fold_partition`` yields: one row per touched key (``redo_core::mirror``)."""
     import pyarrow as pa
 
-    pair = pa.struct([pa.field("name", pa.string()), pa.field("value", pa.string())])
-    return pa.schema(
-        [("source_table", pa.string()), ("key", pa.string()), ("op", pa.string()),
-         ("columns", pa.list_(pair)), ("key_values", pa.list_(pair)), ("rowid", pa.string()),
-         ("commit_scn", pa.int64()), ("batch_id", pa.string()), ("partial", pa.bool_())]
-    )  # fmt: skip
+    from redo_lib.native import native
+
+    return pa.schema(native.fold_schema())
 
 
 def fold_partition(batches: Iterable[Any]) -> Iterator[Any]:
     """Executor side: a partition's records sorted by (source_table, group), each group's run folded
-    whole by ``fold_rows`` (a group may span record batches).
+    whole in the Rust core (``redo_lib._native.MirrorFold``: a group may span record batches).
 
-    Each record batch becomes Python rows once and the folded rows go back in batches of
-    ``FOLD_BATCH_ROWS``: most groups are one key with a change or two, and an Arrow table per group
-    (the fold's first form) cost more than the fold itself (docs/benchmarks.md)."""
+    The fold was Python until issue 16's last step: 50 task-seconds of the 1 GB batch's publish,
+    about 20 µs a change, building dicts (docs/benchmarks.md)."""
     import pyarrow as pa
 
+    from redo_lib.native import native
     from redo_lib.worker import task_start
 
     task_start()  # as the stages' tasks (spark_jobs.common.carry_errors)
-    schema = _fold_arrow_schema()
-    pending: list[dict[str, Any]] = []  # rows of the current group
-    out: list[dict[str, Any]] = []
+    folder = native.MirrorFold()
     for batch in batches:
-        for row in batch.to_pylist():
-            if pending and (row["source_table"], row["group"]) != (
-                pending[0]["source_table"],
-                pending[0]["group"],
-            ):
-                out += fold_rows(pending)
-                pending = []
-                if len(out) >= FOLD_BATCH_ROWS:
-                    yield pa.RecordBatch.from_pylist(out, schema=schema)
-                    out = []
-            pending.append(row)
-    if pending:
-        out += fold_rows(pending)
-    if out:
-        yield pa.RecordBatch.from_pylist(out, schema=schema)
-
-
-def _image(pairs: Any) -> dict[str, str | None]:
-    return {p["name"]: p["value"] for p in pairs or ()}
+        # as an IPC stream, not through the C Data Interface: the JVM's Arrow writer leaves an empty
+        # string array's offsets buffer empty (feed_ipc's comment); two copies of the batch, memcpys
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, batch.schema) as writer:
+            writer.write_batch(batch)
+        for out in folder.feed_ipc(sink.getvalue().to_pybytes()):
+            yield pa.record_batch(out)
+    for out in folder.finish():
+        yield pa.record_batch(out)
 
 
 def fold_group(table: Any) -> Any:
-    """``fold_rows`` over an Arrow table of one group's records, as an Arrow table."""
+    """The fold of an Arrow table of one group's records (no ``group`` column: the whole table is
+    one group), as an Arrow table."""
     import pyarrow as pa
 
-    return pa.Table.from_pylist(fold_rows(table.to_pylist()), schema=_fold_arrow_schema())
+    from redo_lib.native import native
 
-
-def fold_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The changes of one group (existing rows first, then ``trail_seq`` order), folded: one row per
-    touched key, as ``fold_schema()`` describes."""
-    state: dict[str, tuple[dict[str, str | None], bool] | None] = {}
-    keys: dict[str, list[dict[str, str | None]]] = {}
-    last: dict[str, tuple[str, int, str]] = {}
-    touched: dict[str, None] = {}
-    # existing rows first, then commit order: commit SCN across batches (a backfill's changes and the
-    # later ones it replays, publish.replayed_changes), the trail's own order inside a batch
-    for r in sorted(rows, key=lambda r: (r["op"] != "EXISTING", r["commit_scn"] or 0, r["trail_seq"])):
-        op, key, image = r["op"], r["key"], _image(r["columns"])
-        if op == "EXISTING":
-            state[key] = (image, False)
-            continue
-        names = list(r["key_columns"] or ())
-        keys.setdefault(key, [{"name": n, "value": image.get(n)} for n in names])
-        if op == "INSERT":
-            state[key] = (image, False)
-        elif op == "DELETE":
-            state[key] = None
-        else:  # UPDATE, PK_UPDATE: merge over the row held under the (old) key
-            source = key if op == "UPDATE" else r["old_key"]
-            held = state.get(source)
-            if held is None and op == "PK_UPDATE":
-                # replayed over a mirror that holds it already: the row is under its new key
-                held = state.get(key)
-            if op == "PK_UPDATE":
-                before = _image(r["before"])
-                keys.setdefault(source, [{"name": n, "value": before.get(n)} for n in names])
-                state[source] = None
-                touched[source] = None
-                last[source] = (r["rowid"], r["commit_scn"], r["batch_id"])
-            base, partial = held if held is not None else ({}, True)
-            state[key] = ({**base, **image}, partial)
-        touched[key] = None
-        last[key] = (r["rowid"], r["commit_scn"], r["batch_id"])
-    source_table = rows[0]["source_table"] if rows else None
-    out: list[dict[str, Any]] = []
-    for key in touched:
-        held = state.get(key)
-        rowid, commit_scn, batch_id = last[key]
-        if held is None:
-            op, pairs, partial = "D", [], False
-        else:
-            image, partial = held
-            op, pairs = "U", [{"name": n, "value": v} for n, v in image.items()]
-        out.append({"source_table": source_table, "key": key, "op": op, "columns": pairs,
-                    "key_values": keys[key], "rowid": rowid, "commit_scn": commit_scn,
-                    "batch_id": batch_id, "partial": partial})  # fmt: skip
-    return out
+    folder = native.MirrorFold()
+    out = [pa.record_batch(b) for batch in table.to_batches() for b in folder.feed(batch)]
+    out += [pa.record_batch(b) for b in folder.finish()]
+    return pa.Table.from_batches(out, schema=fold_arrow_schema())
 
 
 def table_columns(folded: Any, known: dict[str, Sequence[str]]) -> dict[str, list[str]]:

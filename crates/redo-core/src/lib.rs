@@ -17,6 +17,7 @@ pub mod events;
 pub mod fuzzing;
 pub mod header;
 pub mod layout;
+pub mod mirror;
 pub mod model;
 pub mod ops;
 pub mod reader;

@@ -8,6 +8,7 @@ mod assembly;
 mod convert;
 mod emit;
 mod errors;
+mod mirror;
 mod stage;
 mod values;
 
@@ -310,5 +311,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stage::Assembler>()?;
     m.add_function(wrap_pyfunction!(stage::staged_trail_schema, m)?)?;
     m.add_function(wrap_pyfunction!(stage::carried_schema, m)?)?;
+    m.add_class::<mirror::MirrorFold>()?;
+    m.add_function(wrap_pyfunction!(mirror::fold_schema, m)?)?;
     Ok(())
 }
