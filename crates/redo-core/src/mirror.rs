@@ -18,33 +18,25 @@ use std::sync::Arc;
 use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{Array, ArrayRef, ListArray, RecordBatch, StructArray};
-use arrow_buffer::OffsetBuffer;
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_ipc::reader::StreamReader;
-use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use indexmap::{IndexMap, IndexSet};
 
 use crate::error::{Error, Position, Result};
+use crate::trail::schema::{list_of, pair_fields, PairsBuilder};
 
 /// Folded rows per record batch handed back (`FOLD_BATCH_ROWS` of the Python fold before it).
 pub const FOLD_BATCH_ROWS: usize = 16_384;
 
-fn pair_fields() -> Fields {
-    Fields::from(vec![Field::new("name", DataType::Utf8, true), Field::new("value", DataType::Utf8, true)])
-}
-
-fn pairs_type() -> DataType {
-    DataType::List(Arc::new(Field::new("item", DataType::Struct(pair_fields()), true)))
-}
-
-/// The folded rows' schema: one row per touched key (every field nullable, as pyarrow's default).
+/// The folded rows' schema: one row per touched key (pairs as the trail's: a name is never null).
 pub fn fold_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("source_table", DataType::Utf8, true),
         Field::new("key", DataType::Utf8, true),
         Field::new("op", DataType::Utf8, true),
-        Field::new("columns", pairs_type(), true),
-        Field::new("key_values", pairs_type(), true),
+        Field::new("columns", list_of(pair_fields()), true),
+        Field::new("key_values", list_of(pair_fields()), true),
         Field::new("rowid", DataType::Utf8, true),
         Field::new("commit_scn", DataType::Int64, true),
         Field::new("batch_id", DataType::Utf8, true),
@@ -134,44 +126,6 @@ fn fold_group(source_table: Option<&str>, mut changes: Vec<Change>, out: &mut Fo
     Ok(())
 }
 
-/// `{name, value}` lists, flattened into offsets and two string columns.
-#[derive(Default)]
-struct PairsBuilder {
-    offsets: Vec<i32>,
-    names: StringBuilder,
-    values: StringBuilder,
-}
-
-impl PairsBuilder {
-    fn append<'a>(&mut self, pairs: impl Iterator<Item = (&'a str, Option<&'a str>)>) {
-        if self.offsets.is_empty() {
-            self.offsets.push(0);
-        }
-        let mut n = 0;
-        for (name, value) in pairs {
-            self.names.append_value(name);
-            self.values.append_option(value);
-            n += 1;
-        }
-        let last = *self.offsets.last().unwrap_or(&0);
-        self.offsets.push(last + n);
-    }
-
-    fn finish(&mut self) -> Result<ArrayRef> {
-        let mut offsets = std::mem::take(&mut self.offsets);
-        if offsets.is_empty() {
-            offsets.push(0);
-        }
-        let names: ArrayRef = Arc::new(self.names.finish());
-        let values: ArrayRef = Arc::new(self.values.finish());
-        let structs = StructArray::try_new(pair_fields(), vec![names, values], None).map_err(arrow_error)?;
-        let field = Arc::new(Field::new("item", DataType::Struct(pair_fields()), true));
-        let list = ListArray::try_new(field, OffsetBuffer::new(offsets.into()), Arc::new(structs), None)
-            .map_err(arrow_error)?;
-        Ok(Arc::new(list))
-    }
-}
-
 /// Folded rows -> record batches of [`fold_schema`].
 #[derive(Default)]
 struct FoldBuilder {
@@ -205,16 +159,16 @@ impl FoldBuilder {
         match held {
             None => {
                 self.op.append_value("D");
-                self.columns.append(std::iter::empty());
+                self.columns.append_iter(std::iter::empty());
                 self.partial.append_value(false);
             }
             Some((image, partial)) => {
                 self.op.append_value("U");
-                self.columns.append(image.iter().map(|(n, v)| (n.as_str(), v.as_deref())));
+                self.columns.append_iter(image.iter().map(|(n, v)| (n.as_str(), v.as_deref())));
                 self.partial.append_value(*partial);
             }
         }
-        self.key_values.append(key_values.iter().map(|(n, v)| (n.as_str(), v.as_deref())));
+        self.key_values.append_iter(key_values.iter().map(|(n, v)| (n.as_str(), v.as_deref())));
         self.rowid.append_option(rowid);
         self.commit_scn.append_option(commit_scn);
         self.batch_id.append_option(batch_id);

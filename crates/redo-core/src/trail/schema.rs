@@ -15,7 +15,7 @@ use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use crate::error::{Error, Position, Result};
 
 /// `{name, value}`: one column of an image, or one token.
-fn pair_fields() -> Fields {
+pub(crate) fn pair_fields() -> Fields {
     Fields::from(vec![Field::new("name", DataType::Utf8, false), Field::new("value", DataType::Utf8, true)])
 }
 
@@ -27,7 +27,7 @@ fn lob_fields() -> Fields {
     ])
 }
 
-fn list_of(fields: Fields) -> DataType {
+pub(crate) fn list_of(fields: Fields) -> DataType {
     DataType::List(Arc::new(Field::new("item", DataType::Struct(fields), true)))
 }
 
@@ -129,9 +129,9 @@ pub struct TrailRecord {
     pub lob_columns: Vec<LobColumn>,
 }
 
-/// Pairs lists, flattened.
+/// Pairs lists, flattened (the trail's images and tokens, the mirror fold's rows).
 #[derive(Default)]
-struct PairsBuilder {
+pub(crate) struct PairsBuilder {
     offsets: Vec<i32>,
     names: StringBuilder,
     values: StringBuilder,
@@ -139,18 +139,24 @@ struct PairsBuilder {
 
 impl PairsBuilder {
     fn append(&mut self, pairs: &Pairs) {
+        self.append_iter(pairs.iter().map(|(name, value)| (name.as_ref(), value.as_deref())));
+    }
+
+    pub(crate) fn append_iter<'a>(&mut self, pairs: impl Iterator<Item = (&'a str, Option<&'a str>)>) {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
+        let mut n = 0;
         for (name, value) in pairs {
             self.names.append_value(name);
-            self.values.append_option(value.as_deref());
+            self.values.append_option(value);
+            n += 1;
         }
         let last = *self.offsets.last().unwrap_or(&0);
-        self.offsets.push(last + pairs.len() as i32);
+        self.offsets.push(last + n);
     }
 
-    fn finish(&mut self) -> Result<ArrayRef> {
+    pub(crate) fn finish(&mut self) -> Result<ArrayRef> {
         let names: ArrayRef = Arc::new(self.names.finish());
         let values: ArrayRef = Arc::new(self.values.finish());
         let structs = StructArray::try_new(pair_fields(), vec![names, values], None).map_err(arrow_error)?;
