@@ -8,7 +8,7 @@ the mirror already holds (joined for the affected keys only): an insert sets the
 merges its columns over the row, a delete removes it, a PK update removes the old key and writes the
 merged row under the new key. Keys linked by PK updates are folded together (one group per table),
 every other key on its own, on the executors: a partition's groups one after another in one
-``mapInArrow`` call (``fold_partition``, each group by ``fold_rows``).
+``mapInArrow`` call (``fold_partition``, folded by the Rust core's ``MirrorFold``).
 
 The result of ``fold`` has one row per touched key: ``op`` ``U`` (``columns`` = the whole new row)
 or ``D`` (``key_values`` = the key), and ``partial`` when an update found no row to merge over (the
