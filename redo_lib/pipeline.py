@@ -291,10 +291,11 @@ def reconcile(
     out (``native.Assembler``'s).
 
     Invariant: decoded + carried_in = trail + cancelled + out_of_scope + unknown_in_scope_ops +
-    unsupported_ops + orphaned + carried_out. ``unknown_in_scope`` lists per object (changes, first SCN) what
-    ``unknown_in_scope_ops`` counts per operation: changes to objects the dictionary does not know
-    that may be captured tables (numbered above its ``max_object_id``, docs/data-quality.md);
-    validation fails on them."""
+    unsupported_ops + orphaned + carried_out. ``unknown_in_scope`` lists per object (changes, first SCN,
+    name, reason) what ``unknown_in_scope_ops`` counts per operation: changes to objects the
+    dictionary does not describe that are, or may be, captured tables (``not_in_dictionary``: the
+    export lists the object for a captured owner; ``created_after_export``: numbered above its
+    ``max_object_id``; docs/data-quality.md); validation fails on them."""
 
     def by_table(counter: Mapping[tuple[int, str], int]) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -326,7 +327,12 @@ def reconcile(
         },
         "unknown_objects": {str(k): v for k, v in sorted(emitter.unknown_objects.items())},
         "unknown_in_scope": {
-            str(obj): {"changes": n, "first_scn": emitter.unknown_first_scn[obj]}
+            str(obj): {
+                "changes": n,
+                "first_scn": emitter.unknown_first_scn[obj],
+                "name": emitter.table_name(obj),
+                "reason": emitter.unknown_reason(obj),
+            }
             for obj, n in sorted(_by_object(emitter.unknown_in_scope).items())
         },
         "scope": emitter.scope(),
@@ -391,6 +397,22 @@ REFRESH_DICTIONARY = (
     "refresh the dictionary: re-run include/sql/export_dictionary.sql for the captured owners, point "
     "REDOTRAIL_DICTIONARY at the new file, then re-run the batch"
 )
+
+
+def unknown_problem(obj: int, entry: Mapping[str, Any]) -> str:
+    """One line on an object of counts.json's ``unknown_in_scope`` (changes, first SCN, name,
+    reason): what the ``known_objects_in_scope`` rule (trail contract rule 2) fails with."""
+    changes, first = int(entry["changes"]), int(entry["first_scn"])
+    if entry.get("reason") == "not_in_dictionary":
+        name = str(entry.get("name") or f"OBJ_{obj}")
+        return (
+            f"{changes} changes from SCN {first} to {name} (object {obj}): the export lists it among the "
+            f"objects of captured owner {name.split('.')[0]}, but the dictionary describes no such table"
+        )
+    return (
+        f"{changes} changes from SCN {first} to object {obj}, which the dictionary does not know: "
+        "numbered above its max_object_id, it was created after the export"
+    )
 
 
 def scope_report(counts: dict[str, Any]) -> dict[str, Any]:

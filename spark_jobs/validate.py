@@ -35,7 +35,7 @@ if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from redo_lib.errors import RedoError
-from redo_lib.pipeline import scope_report
+from redo_lib.pipeline import scope_report, unknown_problem
 from redo_lib.reports.assets import localize_site
 from redo_lib.reports.history import link_data_docs
 from redo_lib.storage.s3 import upload_file
@@ -150,15 +150,20 @@ def render_unknown_in_scope(counts: dict[str, Any]) -> str:
     unknown = counts.get("unknown_in_scope") or {}
     if not unknown:
         return "SELECT CAST(NULL AS STRING) AS problem, CAST(NULL AS STRING) AS detail WHERE false"
-    problem = sql_literal("changes to an object the dictionary does not know, created after its export")
     values = ", ".join(
-        f"(CAST({int(obj)} AS BIGINT), CAST({int(u['changes'])} AS BIGINT), CAST({int(u['first_scn'])} AS BIGINT))"
+        f"({_braceless(sql_literal(unknown_problem(int(obj), u)))}, CAST({int(obj)} AS BIGINT), "
+        f"{_braceless(sql_literal(str(u.get('name') or f'OBJ_{int(obj)}')))}, "
+        f"{_braceless(sql_literal(str(u.get('reason') or 'created_after_export')))}, "
+        f"CAST({int(u['changes'])} AS BIGINT), CAST({int(u['first_scn'])} AS BIGINT))"
         for obj, u in sorted(unknown.items(), key=lambda item: (int(item[1]["first_scn"]), int(item[0])))
     )
     # no JSON literal: GX reads braces in the query as its placeholders
-    detail = "to_json(named_struct('obj', obj, 'changes', changes, 'first_scn', first_scn))"
-    rows = f"VALUES {values} AS u(obj, changes, first_scn)"
-    return f"SELECT {problem} AS problem, {detail} AS detail FROM {rows}"
+    detail = (
+        "to_json(named_struct('obj', obj, 'name', name, 'reason', reason, 'changes', changes, "
+        "'first_scn', first_scn))"
+    )
+    rows = f"VALUES {values} AS u(problem, obj, name, reason, changes, first_scn)"
+    return f"SELECT problem, {detail} AS detail FROM {rows}"
 
 
 def _braceless(literal: str) -> str:

@@ -49,10 +49,12 @@ EXPECTATIONS = [
     # Rule 2 (only the net changes, all of them, appear) rather than rule 1: reconcile accepts a change
     # left out of the trail as "out of scope", and this guards that term. An object the dictionary does
     # not know, created after its export, may be a captured table: its changes are not provably out
-    # of scope, so they would be lost silently.
+    # of scope, so they would be lost silently; one the export lists for a captured owner but does
+    # not describe is a captured table the dictionary lacks.
     {"name": "known_objects_in_scope", "rule": 2,
-     "title": "No change to an object the dictionary does not know that was created after its export "
-              "(counts.json unknown_in_scope: object id, changes, first SCN)",
+     "title": "No change to an object of a captured owner that the dictionary does not describe, or to "
+              "one created after its export (counts.json unknown_in_scope: object id, name, reason, "
+              "changes, first SCN)",
      "sql": "known_objects_in_scope",
      "remedy": "refresh the dictionary: re-run include/sql/export_dictionary.sql for the captured owners, "
                "point REDOTRAIL_DICTIONARY at the new file, then re-run the batch",

@@ -5,7 +5,10 @@
 --   database and national character sets, the highest object number in the database
 --   ("max_object_id", MAX(OBJECT_ID) of DBA_OBJECTS over every owner: Redotrail tells objects that
 --   existed at the export but were not exported, out of scope, from objects created after it, which
---   fail validation until the dictionary is refreshed; docs/data-quality.md), and for every table
+--   fail validation until the dictionary is refreshed; docs/data-quality.md), the owners exported
+--   ("owners") and every table, partition and subpartition they own ("objects", from DBA_OBJECTS:
+--   a change to one of them that no exported table describes fails validation naming it, where
+--   another owner's object is out of scope), and for every table
 --   of the chosen owners its object ids, its stored columns (hidden ones included, virtual ones
 --   left out), its enabled primary / unique key constraints, the object ids of its partitions
 --   and subpartitions, and the storage the decoder cannot read ("encrypted": a TDE tablespace,
@@ -39,7 +42,7 @@
 --   decode with it: the export is valid from its "scn" on, and DDL met later in the redo opens newer
 --   versions. The SCN (and max_object_id) are read by the same statement that reads the
 --   dictionary views. Export every owner you capture (REDOTRAIL_CAPTURE, docs/operations.md): an
---   object the export leaves out counts as out of scope.
+--   object of an owner the export leaves out counts as out of scope.
 --
 -- LIMITS
 --   * Each output line is one JSON_OBJECT of at most 4000 bytes (VARCHAR2 without
@@ -180,12 +183,27 @@ parts AS (
          JSON_OBJECT('obj' VALUE object_id, 'dataobj' VALUE data_object_id, 'name' VALUE seg_name) AS js
     FROM segs
 ),
+objs AS (
+  -- the exported owners' objects that hold rows (recycle-bin objects left out)
+  SELECT ROW_NUMBER() OVER (ORDER BY o.object_id) AS rn,
+         JSON_OBJECT('obj' VALUE o.object_id, 'dataobj' VALUE o.data_object_id,
+                     'owner' VALUE o.owner, 'name' VALUE o.object_name,
+                     'subname' VALUE o.subobject_name, 'type' VALUE o.object_type) AS js
+    FROM dba_objects o
+   WHERE INSTR(',' || '&&owners' || ',', ',' || o.owner || ',') > 0
+     AND o.object_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION')
+     AND o.object_name NOT LIKE 'BIN$%'
+),
 header AS (
   SELECT JSON_OBJECT(
            'format'           VALUE 'redotrail-dictionary',
            'format_version'   VALUE 1,
            'scn'              VALUE (SELECT d.current_scn FROM v$database d),
            'max_object_id'    VALUE (SELECT MAX(o.object_id) FROM dba_objects o),
+           'owners'           VALUE (SELECT JSON_ARRAYAGG(u.username ORDER BY u.username)
+                                       FROM dba_users u
+                                      WHERE INSTR(',' || '&&owners' || ',', ',' || u.username || ',') > 0)
+                                    FORMAT JSON,
            'db_charset'       VALUE (SELECT n.value FROM nls_database_parameters n
                                       WHERE n.parameter = 'NLS_CHARACTERSET'),
            'national_charset' VALUE (SELECT n.value FROM nls_database_parameters n
@@ -203,7 +221,8 @@ heads AS (
     FROM tabs
 ),
 lines AS (
-  -- part 0: document header; part 1: the tables, each in sections 0..6; part 2: document end.
+  -- part 0: document header; part 1: the tables, each in sections 0..6; parts 2-4: the objects
+  -- and the document end.
   SELECT 0 AS part, 0 AS tab_no, 0 AS sect, 0 AS rn,
          SUBSTR(js, 1, LENGTH(js) - 1) || ',"tables":[' AS line
     FROM header
@@ -224,7 +243,11 @@ lines AS (
   UNION ALL
   SELECT 1, tab_no, 6, 0, ']}' FROM tabs
   UNION ALL
-  SELECT 2, 0, 0, 0, ']}' FROM dual
+  SELECT 2, 0, 0, 0, '],"objects":[' FROM dual
+  UNION ALL
+  SELECT 3, 0, 0, rn, CASE WHEN rn > 1 THEN ',' END || js FROM objs
+  UNION ALL
+  SELECT 4, 0, 0, 0, ']}' FROM dual
 )
 SELECT line
   FROM lines

@@ -27,6 +27,7 @@ from redo_lib.dictionary.model import (
     ColumnDef,
     KeyConstraint,
     KeyKind,
+    OwnerObject,
     PartitionDef,
     TableVersion,
     choose_key,
@@ -169,10 +170,21 @@ class DictionaryHistory:
     (form 2). ``max_object_id`` is the highest object number of the source database at the export
     (``MAX(OBJECT_ID)`` of DBA_OBJECTS), ``None`` when the export did not record it: Oracle numbers
     objects from one increasing counter, so an object the history does not know and numbered at or
-    below it existed at the export without being exported (docs/dictionary.md).
+    below it existed at the export without being exported (docs/dictionary.md). ``owners`` are the
+    owners the export was taken for (``None``: not recorded) and ``owner_objects`` their tables,
+    partitions and subpartitions as ``DBA_OBJECTS`` listed them: an object among them that no
+    version describes belongs to an exported owner, so the dictionary lacks a table it should hold.
     """
 
-    __slots__ = ("_db_charset", "_max_object_id", "_national_charset", "_segments", "_versions")
+    __slots__ = (
+        "_db_charset",
+        "_max_object_id",
+        "_national_charset",
+        "_owner_objects",
+        "_owners",
+        "_segments",
+        "_versions",
+    )
 
     def __init__(
         self,
@@ -181,6 +193,8 @@ class DictionaryHistory:
         db_charset: str,
         national_charset: str,
         max_object_id: int | None = None,
+        owners: Iterable[str] | None = None,
+        owner_objects: Iterable[OwnerObject] = (),
     ) -> None:
         by_obj: dict[int, list[TableVersion]] = {}
         for version in versions:
@@ -188,6 +202,8 @@ class DictionaryHistory:
         self._db_charset = db_charset
         self._national_charset = national_charset
         self._max_object_id = max_object_id
+        self._owners = None if owners is None else tuple(sorted(set(owners)))
+        self._owner_objects = tuple(sorted(owner_objects, key=lambda o: o.obj))
         self._versions: dict[int, tuple[TableVersion, ...]] = {}
         for obj, items in by_obj.items():
             items.sort(key=lambda v: v.valid_from_scn)
@@ -224,6 +240,16 @@ class DictionaryHistory:
         """The highest object number at the export (``None``: not recorded)."""
         return self._max_object_id
 
+    @property
+    def owners(self) -> tuple[str, ...] | None:
+        """The owners the export was taken for, sorted (``None``: not recorded)."""
+        return self._owners
+
+    @property
+    def owner_objects(self) -> tuple[OwnerObject, ...]:
+        """The tables, partitions and subpartitions of the exported owners at the export, by obj."""
+        return self._owner_objects
+
     def objects(self) -> tuple[int, ...]:
         """The table object ids with at least one version, ascending (partitions not included)."""
         return tuple(sorted(self._versions))
@@ -243,11 +269,16 @@ class DictionaryHistory:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DictionaryHistory):
             return NotImplemented
-        return (self._db_charset, self._national_charset, self._max_object_id, self._versions) == (
-            other._db_charset,
-            other._national_charset,
-            other._max_object_id,
-            other._versions,
+        return self._key() == other._key()
+
+    def _key(self) -> tuple[object, ...]:
+        return (
+            self._db_charset,
+            self._national_charset,
+            self._max_object_id,
+            self._owners,
+            self._owner_objects,
+            self._versions,
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -315,6 +346,8 @@ class DictionaryHistory:
             db_charset=self._db_charset,
             national_charset=self._national_charset,
             max_object_id=self._max_object_id,
+            owners=self._owners,
+            owner_objects=self._owner_objects,
         )
 
     def with_version(self, version: TableVersion) -> DictionaryHistory:
@@ -372,12 +405,23 @@ class DictionaryHistory:
         }
         if self._max_object_id is not None:
             header["max_object_id"] = self._max_object_id
+        if self._owners is not None:
+            header["owners"] = list(self._owners)
         lines = ["{"]
         lines.extend(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in header.items())
         tables = [_render_table(_table_to_json(v)) for v in self]
         lines.append(' "tables": [' + ("" if tables else "]"))
         if tables:
             lines.append(",\n".join(tables))
+            lines.append(" ]")
+        if self._owner_objects:
+            lines[-1] += ","
+            lines.append(' "objects": [')
+            lines.append(
+                ",\n".join(
+                    f"  {json.dumps(dataclasses.asdict(o), ensure_ascii=False)}" for o in self._owner_objects
+                )
+            )
             lines.append(" ]")
         lines.append("}")
         return "\n".join(lines) + "\n"
@@ -415,6 +459,18 @@ class DictionaryHistory:
         national_charset = root.get_str("national_charset")
         default_scn = root.opt_int("scn")
         max_object_id = root.opt_int("max_object_id")
+        owners = root.get_str_list("owners") if root.data.get("owners") is not None else None
+        owner_objects = [
+            OwnerObject(
+                obj=o.get_int("obj"),
+                dataobj=o.opt_int("dataobj"),
+                owner=o.get_str("owner"),
+                name=o.get_str("name"),
+                subname=o.opt_str("subname"),
+                type=o.opt_str("type") or "TABLE",
+            )
+            for o in root.objects("objects", required=False)
+        ]
         versions = [
             _table_from_json(t, default_scn, db_charset, national_charset) for t in root.objects("tables")
         ]
@@ -424,6 +480,8 @@ class DictionaryHistory:
                 db_charset=db_charset,
                 national_charset=national_charset,
                 max_object_id=max_object_id,
+                owners=owners,
+                owner_objects=owner_objects,
             )
         except DictionaryError as exc:
             exc.details.setdefault("json_path", "$.tables")

@@ -31,7 +31,7 @@ from typing import Any, final
 
 import yaml
 
-from redo_lib.dictionary import ColumnDef, DictionaryHistory, KeyKind, TableVersion
+from redo_lib.dictionary import ColumnDef, DictionaryHistory, KeyKind, OwnerObject, TableVersion
 from redo_lib.errors import ScenarioError
 from redo_lib.synth.columns import render, type_text
 from redo_lib.synth.database import TableState
@@ -74,7 +74,11 @@ STORAGE_ATTRIBUTES: dict[str | None, dict[str, Any]] = {
 
 def build_dictionary(engine: Engine) -> DictionaryHistory:
     """The dictionary of the scenario's tables as they are when it starts (one version each, valid
-    from before the first SCN): what a dictionary export before the run gives."""
+    from before the first SCN): what a dictionary export before the run gives
+    (include/sql/export_dictionary.sql), the export's scope included: the owners it was taken for,
+    their objects (``DBA_OBJECTS``) and the highest object number in the database
+    (``max_object_id``: the tables, their data objects and key indexes; Oracle's own objects the
+    generator writes, such as ``SEG$``, are numbered far below)."""
     versions = []
     for spec in engine.initial_tables:
         assert spec.obj is not None and spec.dataobj is not None
@@ -108,7 +112,20 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 **STORAGE_ATTRIBUTES.get(spec.storage, {}),
             )
         )
-    return DictionaryHistory(versions, db_charset=DB_CHARSET, national_charset=NATIONAL_CHARSET)
+    initial = {spec.obj for spec in engine.initial_tables}
+    tables = [t for t in (*engine.tables.values(), *engine.dropped) if t.obj in initial]
+    return DictionaryHistory(
+        versions,
+        db_charset=DB_CHARSET,
+        national_charset=NATIONAL_CHARSET,
+        max_object_id=max((max(t.obj, t.dataobj, t.index_obj) for t in tables), default=None),
+        owners=sorted({spec.owner for spec in engine.initial_tables}),
+        owner_objects=[
+            OwnerObject(obj=spec.obj, dataobj=spec.dataobj, owner=spec.owner, name=spec.name)
+            for spec in engine.initial_tables
+            if spec.obj is not None
+        ],
+    )
 
 
 def _sort_key(state: TableState) -> Callable[[Any], Any]:

@@ -344,6 +344,12 @@ impl Emitter {
         self.inner.table_name(obj)
     }
 
+    /// Why changes to `obj` are unknown in scope: `not_in_dictionary` (the export lists it for a
+    /// captured owner, no table describes it) or `created_after_export`.
+    fn unknown_reason(&self, obj: i64) -> &'static str {
+        self.inner.unknown_reason(obj)
+    }
+
     /// Whether `owner.name` is in the capture scope (the emitter's own rule: what
     /// `redo_lib/unsupported.py` classifies the batch's unsupported changes by).
     fn captured(&self, owner: &str, name: &str) -> bool {

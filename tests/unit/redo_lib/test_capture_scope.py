@@ -2,8 +2,11 @@
 (counted) or may belong to a captured table (``unknown_in_scope``: validation fails on them).
 
 A generated scenario (real binary logs + dictionary, ``redo_lib.synth``) writes to two tables in two
-schemas; the tests drop one table from the dictionary JSON, set its ``max_object_id`` below or at
-that table's object number, and decode with ``redo_lib.pipeline.decode_logs``.
+schemas. Its dictionary is what a real export writes: the tables, the owners exported, their objects
+(``DBA_OBJECTS``) and ``max_object_id``. The tests leave one table out of the dictionary's tables
+(an export that failed to describe it: its owner's object list still names it), or out of the
+export altogether (another owner's object, or one created after the export, by ``max_object_id``),
+and decode with ``redo_lib.pipeline.decode_logs``.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from redo_lib.batches import load_manifest, merge_counts
 from redo_lib.dictionary import load_dictionary
 from redo_lib.discovery import Settings, build_manifest
 from redo_lib.errors import RedoError
-from redo_lib.pipeline import DecodeResult, balance, decode_logs, scope_report
+from redo_lib.pipeline import DecodeResult, balance, decode_logs, scope_report, unknown_problem
 from redo_lib.storage.catalog import BatchEntry
 from redo_lib.synth import GenerationResult, generate, parse_scenario
 from redo_lib.trail.emit import EmitOptions, capture_options, image_options
@@ -71,15 +74,24 @@ def _events(result: GenerationResult) -> tuple[int, int, int]:
 
 
 def _dictionary(
-    result: GenerationResult, folder: Path, *, drop: str | None, max_object_id: int | None
+    result: GenerationResult,
+    folder: Path,
+    *,
+    drop: str | None,
+    max_object_id: int | None,
+    listed: bool = False,
 ) -> Path:
-    """The scenario's dictionary JSON without table ``drop``, with ``max_object_id`` as given."""
+    """The scenario's dictionary JSON without table ``drop``, with ``max_object_id`` as given; the
+    export's object list still names the table when ``listed`` (a table of an exported owner that
+    the dictionary does not describe), else it is no exported owner's object."""
     doc = json.loads(result.dictionary.read_text())
     doc["tables"] = [t for t in doc["tables"] if t["name"] != drop]
+    if not listed:
+        doc["objects"] = [o for o in doc["objects"] if o["name"] != drop]
     doc.pop("max_object_id", None)
     if max_object_id is not None:
         doc["max_object_id"] = max_object_id
-    path = folder / f"dictionary-{drop}-{max_object_id}.json"
+    path = folder / f"dictionary-{drop}-{max_object_id}-{listed}.json"
     path.write_text(json.dumps(doc))
     return path
 
@@ -94,17 +106,54 @@ def test_an_unknown_object_created_after_the_export_is_unknown_in_scope(
     obj, changes, first_scn = _events(generated)
     decoded = _decode(generated, _dictionary(generated, tmp_path, drop="EVENTS", max_object_id=obj - 1))
     counts = decoded.counts
-    assert counts["unknown_in_scope"] == {str(obj): {"changes": changes, "first_scn": first_scn}}
+    entry = {
+        "changes": changes,
+        "first_scn": first_scn,
+        "name": f"OBJ_{obj}",
+        "reason": "created_after_export",
+    }
+    assert counts["unknown_in_scope"] == {str(obj): entry}
     assert f"OBJ_{obj}" not in counts["out_of_scope"]
     assert sum(counts["unknown_in_scope_ops"][f"OBJ_{obj}"].values()) == changes
     assert balance(counts) == {}  # not lost: accounted for, and the validation rule fails on it
     assert {r.table for r in decoded.trail} == {"ORDERS"}
     report = scope_report(counts)
-    assert report["unknown_in_scope"] == {
-        "changes": changes,
-        "objects": {str(obj): {"changes": changes, "first_scn": first_scn}},
-    }
+    assert report["unknown_in_scope"] == {"changes": changes, "objects": {str(obj): entry}}
     assert report["warnings"] == []
+    assert unknown_problem(obj, entry).startswith(f"{changes} changes from SCN {first_scn} to object {obj}")
+    assert "created after the export" in unknown_problem(obj, entry)
+
+
+def test_a_table_of_a_captured_owner_left_out_of_the_dictionary_is_unknown_in_scope_by_name(
+    generated: GenerationResult, tmp_path: Path
+) -> None:
+    """Issue 37, item 1: the generator's own export (owners, objects, max_object_id as a real export
+    writes them) with one table's description removed. Its changes were counted out of scope and
+    the batch published without them; now they are unknown in scope, named, and rule 2 fails."""
+    obj, changes, first_scn = _events(generated)
+    doc = json.loads(generated.dictionary.read_text())
+    assert doc["owners"] == ["APP", "AUDIT"] and doc["max_object_id"] >= obj
+    assert {(o["owner"], o["name"]) for o in doc["objects"]} == {("APP", "ORDERS"), ("AUDIT", "EVENTS")}
+    doc["tables"] = [t for t in doc["tables"] if t["name"] != "EVENTS"]
+    path = tmp_path / "dictionary-without-events.json"
+    path.write_text(json.dumps(doc))
+    counts = _decode(generated, path).counts
+    entry = {
+        "changes": changes,
+        "first_scn": first_scn,
+        "name": "AUDIT.EVENTS",
+        "reason": "not_in_dictionary",
+    }
+    assert counts["unknown_in_scope"] == {str(obj): entry}
+    assert counts["out_of_scope"] == {}
+    assert sum(counts["unknown_in_scope_ops"]["AUDIT.EVENTS"].values()) == changes
+    assert balance(counts) == {}
+    problem = unknown_problem(obj, entry)
+    assert f"to AUDIT.EVENTS (object {obj})" in problem and "captured owner AUDIT" in problem
+    # an owner outside the capture scope: the same object is out of scope, counted by its name
+    scoped = _decode(generated, path, **capture_options(["APP"])).counts
+    assert scoped["unknown_in_scope"] == {}
+    assert sum(scoped["out_of_scope"]["AUDIT.EVENTS"].values()) == changes
 
 
 def test_an_unknown_object_that_existed_at_the_export_is_out_of_scope_and_counted(
@@ -112,7 +161,7 @@ def test_an_unknown_object_that_existed_at_the_export_is_out_of_scope_and_counte
 ) -> None:
     obj, changes, _ = _events(generated)
     decoded = _decode(generated, _dictionary(generated, tmp_path, drop="EVENTS", max_object_id=obj))
-    counts = decoded.counts
+    counts = decoded.counts  # numbered at or below max_object_id, and no exported owner's object
     assert counts["unknown_in_scope"] == {} and counts["unknown_in_scope_ops"] == {}
     assert sum(counts["out_of_scope"][f"OBJ_{obj}"].values()) == changes
     assert counts["unknown_objects"] == {str(obj): changes}
@@ -167,8 +216,10 @@ def test_max_object_id_round_trips_through_the_dictionary_json(
     assert history.max_object_id == 99_999
     again = load_dictionary(history.to_json())
     assert again == history and again.max_object_id == 99_999
+    assert again.owners == ("APP", "AUDIT") and len(again.owner_objects) == 2
     first = next(iter(history))
-    assert history.with_dropped(first.obj, first.valid_from_scn + 1).max_object_id == 99_999
+    dropped = history.with_dropped(first.obj, first.valid_from_scn + 1)
+    assert dropped.max_object_id == 99_999 and dropped.owner_objects == history.owner_objects
     assert (
         load_dictionary(_dictionary(generated, tmp_path, drop=None, max_object_id=None)).max_object_id is None
     )

@@ -8,7 +8,7 @@
 //! document Python refuses is refused here as an `Error::Dictionary` (`DictionaryError`) with the
 //! JSON path of the problem in `json_path`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -72,12 +72,27 @@ impl TableVersion {
     }
 }
 
+/// An object of an exported owner as `DBA_OBJECTS` listed it at the export (`OwnerObject`): the
+/// document's `objects` (docs/dictionary.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerObject {
+    pub obj: i64,
+    pub dataobj: Option<i64>,
+    pub owner: String,
+    /// the table's name (a partition's or subpartition's table)
+    pub name: String,
+}
+
 /// Table versions by object id and SCN (`DictionaryHistory`).
 #[derive(Clone, Debug, Default)]
 pub struct Dictionary {
     pub db_charset: String,
     pub national_charset: String,
     pub max_object_id: Option<i64>,
+    /// the owners the export was taken for (`None`: not recorded)
+    pub owners: Option<BTreeSet<String>>,
+    /// the exported owners' tables, partitions and subpartitions by obj and by dataobj
+    owner_objects: HashMap<i64, Arc<OwnerObject>>,
     versions: BTreeMap<i64, Vec<Arc<TableVersion>>>,
     /// partition obj / dataobj -> (table obj, version index), in Python's order
     segments: HashMap<i64, Vec<(i64, usize)>>,
@@ -117,14 +132,49 @@ impl Dictionary {
         let national_charset = root.get_str("national_charset")?.to_owned();
         let default_scn = root.opt_int("scn")?;
         let max_object_id = root.opt_int("max_object_id")?;
+        let owners = match root.present("owners") {
+            None => None,
+            Some(_) => Some(root.get_str_list("owners")?.into_iter().collect()),
+        };
+        let mut owner_objects = Vec::new();
+        for object in root.objects("objects", false)? {
+            let object = object?;
+            owner_objects.push(OwnerObject {
+                obj: object.get_int("obj")?,
+                dataobj: object.opt_int("dataobj")?,
+                owner: object.get_str("owner")?.to_owned(),
+                name: object.get_str("name")?.to_owned(),
+            });
+        }
         let mut versions = Vec::new();
         for table in root.objects("tables", true)? {
             versions.push(table_from_json(&table?, default_scn, &db_charset, &national_charset)?);
         }
-        Self::new(versions, db_charset, national_charset, max_object_id).map_err(|mut e| {
-            e.set_default_detail("json_path", "$.tables");
-            e
-        })
+        let dictionary =
+            Self::new(versions, db_charset, national_charset, max_object_id).map_err(|mut e| {
+                e.set_default_detail("json_path", "$.tables");
+                e
+            })?;
+        Ok(dictionary.with_owner_objects(owners, owner_objects))
+    }
+
+    /// This dictionary with the export's owners and their objects (the document's `owners` and
+    /// `objects`).
+    pub fn with_owner_objects(mut self, owners: Option<BTreeSet<String>>, objects: Vec<OwnerObject>) -> Self {
+        self.owners = owners;
+        self.owner_objects.clear();
+        for object in objects {
+            let object = Arc::new(object);
+            for id in std::iter::once(object.obj).chain(object.dataobj) {
+                self.owner_objects.entry(id).or_insert_with(|| Arc::clone(&object));
+            }
+        }
+        self
+    }
+
+    /// The exported owners' object `obj` names (by its obj or dataobj), if the export listed it.
+    pub fn owner_object(&self, obj: i64) -> Option<&OwnerObject> {
+        self.owner_objects.get(&obj).map(|o| &**o)
     }
 
     /// `DictionaryHistory(versions, ...)`: versions of one object must not overlap.
@@ -169,7 +219,15 @@ impl Dictionary {
             }
         }
         let versions = by_obj.into_iter().map(|(k, v)| (k, v.into_iter().map(Arc::new).collect())).collect();
-        Ok(Dictionary { db_charset, national_charset, max_object_id, versions, segments })
+        Ok(Dictionary {
+            db_charset,
+            national_charset,
+            max_object_id,
+            owners: None,
+            owner_objects: HashMap::new(),
+            versions,
+            segments,
+        })
     }
 
     /// The version `obj` (a table, partition or subpartition obj, or a partition's dataobj)
@@ -641,6 +699,29 @@ mod tests {
         assert_eq!(d.max_object_id, Some(100));
         // an older export: no storage attributes
         assert!(!v.encrypted && v.compress_for.is_none() && v.iot_type.is_none());
+    }
+
+    #[test]
+    fn reads_the_exported_owners_and_their_objects() {
+        let d = Dictionary::from_json(DOC).unwrap();
+        assert!(d.owners.is_none() && d.owner_object(20).is_none()); // an older export
+        let doc =
+            DOC.replace("\"max_object_id\": 100,", "\"max_object_id\": 100, \"owners\": [\"HR\"],").replace(
+                "]}]}",
+                "]}], \"objects\": [{\"obj\": 10, \"dataobj\": 11, \"owner\": \"HR\", \"name\": \"T\"}, \
+             {\"obj\": 20, \"dataobj\": 21, \"owner\": \"HR\", \"name\": \"GONE\", \"subname\": \"P1\", \
+              \"type\": \"TABLE PARTITION\"}]}",
+            );
+        let d = Dictionary::from_json(&doc).unwrap();
+        assert_eq!(
+            d.owners.as_ref().map(|o| o.iter().cloned().collect::<Vec<_>>()),
+            Some(vec!["HR".to_owned()])
+        );
+        // listed but not described: named by its obj and by its dataobj
+        assert!(!d.knows(20) && !d.knows(21));
+        assert_eq!(d.owner_object(21).map(|o| (o.obj, o.name.as_str())), Some((20, "GONE")));
+        let bad = doc.replace("\"name\": \"GONE\",", "");
+        assert_eq!(Dictionary::from_json(&bad).unwrap_err().kind(), "dictionary");
     }
 
     #[test]

@@ -5,8 +5,10 @@
 //! values are rendered by `values::render_value_into` (rule 16); images are shaped per rule 11, key
 //! columns per rule 12, TransInd per rule 8, tokens per rule 13, positions per rule 15, LOB values
 //! stitched from the transaction's pieces (rule 17). Objects the dictionary does not know are
-//! `out_of_scope` at or below its `max_object_id`, `unknown_in_scope` above it, or emitted
-//! schemaless (`OBJ_<n>`, `COL_<n>` as hex) with `emit_unknown` or without a dictionary.
+//! `unknown_in_scope` when the export lists them among a captured owner's objects (a table it
+//! should describe) or number them above its `max_object_id` (created after it), else
+//! `out_of_scope`; or emitted schemaless (`OBJ_<n>`, `COL_<n>` as hex) with `emit_unknown` or
+//! without a dictionary (docs/data-quality.md, "Unknown objects and the capture scope").
 //!
 //! DDL (IOType 160) needs the statement's subject (verb, object type, owner, name: `ddl.rs`) and,
 //! with `apply_ddl`, a new dictionary version from its SCN on: that comes from a [`DdlHandler`] (the
@@ -459,12 +461,17 @@ impl Emitter {
         included && !o.exclude_owners.contains(owner) && !o.exclude_tables.contains(&full)
     }
 
-    /// Whether an object without a version at a change's SCN may be a captured table (numbered
-    /// above the dictionary's `max_object_id`); without it, out of scope and counted.
+    /// Whether an object without a version at a change's SCN may be a captured table: an object
+    /// the export lists for a captured owner (the dictionary lacks a table it should describe), or
+    /// one numbered above the dictionary's `max_object_id` (created after the export); else out of
+    /// scope and counted.
     fn may_be_captured(&mut self, obj: i64) -> bool {
         let Some(d) = &self.dictionary else { return false };
         if d.knows(obj) {
             return false;
+        }
+        if let Some(o) = d.owner_object(obj) {
+            return self.captured(&o.owner, &o.name);
         }
         match d.max_object_id {
             None => {
@@ -754,8 +761,21 @@ impl Emitter {
             if let Some(v) = by_obj.or(by_dataobj) {
                 return format!("{}.{}", v.owner, v.name);
             }
+            if let Some(o) = d.owner_object(obj) {
+                return format!("{}.{}", o.owner, o.name); // listed by the export, not described
+            }
         }
         format!("OBJ_{obj}")
+    }
+
+    /// Why a change to `obj` is `unknown_in_scope` (counts.json, rule 2's sample rows):
+    /// `not_in_dictionary` when the export lists it among a captured owner's objects but describes
+    /// no table for it, `created_after_export` when it is numbered above `max_object_id`.
+    pub fn unknown_reason(&self, obj: i64) -> &'static str {
+        match &self.dictionary {
+            Some(d) if d.owner_object(obj).is_some() => "not_in_dictionary",
+            _ => "created_after_export",
+        }
     }
 
     /// The capture scope as counts.json reports it: (capture entries, max_object_id, unclassified).

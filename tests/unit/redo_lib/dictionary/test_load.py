@@ -254,7 +254,7 @@ def test_olr_checkpoint_without_schema_is_an_error() -> None:
 # -- the SQL export's JSON (include/sql/export_dictionary.sql) -----------------------------------------
 
 # As the export script writes it: one JSON_OBJECT per line, commas leading.
-EXPORT = """{"format":"redotrail-dictionary","format_version":1,"scn":5000,"db_charset":"WE8MSWIN1252","national_charset":"AL16UTF16","exported_by":"include/sql/export_dictionary.sql","tables":[
+EXPORT = """{"format":"redotrail-dictionary","format_version":1,"scn":5000,"max_object_id":90210,"owners":["HR","SH"],"db_charset":"WE8MSWIN1252","national_charset":"AL16UTF16","exported_by":"include/sql/export_dictionary.sql","tables":[
 {"obj":300,"dataobj":300,"owner":"HR","name":"PEOPLE","columns":[
 {"col_no":1,"segcol_no":1,"intcol_no":1,"name":"ID","type":"NUMBER","length":22,"char_length":null,"precision":10,"scale":0,"charset":null,"nullable":false,"hidden":false}
 ,{"col_no":2,"segcol_no":2,"intcol_no":2,"name":"NAME","type":"NVARCHAR2","length":200,"char_length":100,"precision":null,"scale":null,"charset":"NCHAR_CS","nullable":true,"hidden":false}
@@ -275,6 +275,12 @@ EXPORT = """{"format":"redotrail-dictionary","format_version":1,"scn":5000,"db_c
 {"obj":401,"dataobj":411,"name":"P2023"}
 ,{"obj":402,"dataobj":null,"name":"P2024"}
 ]}
+],"objects":[
+{"obj":300,"dataobj":300,"owner":"HR","name":"PEOPLE","subname":null,"type":"TABLE"}
+,{"obj":400,"dataobj":null,"owner":"SH","name":"SALES","subname":null,"type":"TABLE"}
+,{"obj":401,"dataobj":411,"owner":"SH","name":"SALES","subname":"P2023","type":"TABLE PARTITION"}
+,{"obj":402,"dataobj":null,"owner":"SH","name":"SALES","subname":"P2024","type":"TABLE PARTITION"}
+,{"obj":450,"dataobj":450,"owner":"HR","name":"NOTES","subname":null,"type":"TABLE"}
 ]}
 """
 
@@ -308,6 +314,24 @@ def test_sql_export_partitions_virtual_columns_and_all_columns_key() -> None:
     assert [c.name for c in sales.columns] == ["ID", "DOC"]
     assert (sales.key_kind, sales.key_columns) == (KeyKind.ALL, ("ID",))
     assert sales.partitions[1] == PartitionDef(obj=402, dataobj=None, name="P2024")
+
+
+def test_sql_export_scope_owners_and_their_objects_round_trip() -> None:
+    h = load_dictionary(EXPORT)
+    assert h.max_object_id == 90210 and h.owners == ("HR", "SH")
+    assert [(o.obj, o.dataobj, o.full_name, o.subname, o.type) for o in h.owner_objects] == [
+        (300, 300, "HR.PEOPLE", None, "TABLE"),
+        (400, None, "SH.SALES", None, "TABLE"),
+        (401, 411, "SH.SALES", "P2023", "TABLE PARTITION"),
+        (402, None, "SH.SALES", "P2024", "TABLE PARTITION"),
+        (450, 450, "HR.NOTES", None, "TABLE"),
+    ]
+    again = load_dictionary(h.to_json())
+    assert again == h and again.owner_objects == h.owner_objects and again.owners == h.owners
+    # kept through new versions (DDL), and part of equality
+    dropped = h.with_dropped(300, 5001)
+    assert dropped.owners == h.owners and dropped.owner_objects == h.owner_objects
+    assert load_dictionary(EXPORT.replace(',"owners":["HR","SH"]', "")) != h
 
 
 def test_sql_export_before_its_scn_is_missing() -> None:
