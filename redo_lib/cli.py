@@ -173,6 +173,12 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
         "comma-separated (default: GoldenGate's compressed images)",
     )
     parser.add_argument("--skip-corrupt", action="store_true", help="count damaged ranges and go on")
+    parser.add_argument(
+        "--allow-gaps",
+        action="store_true",
+        help="decode logs with sequences missing between them (a chosen few, on purpose); logs of two "
+        "databases or incarnations, and a log given twice, are refused either way",
+    )
     parser.add_argument("--summary", action="store_true", help="print the decode summary (JSON) to stderr")
     parser.add_argument("--progress", action="store_true", help="progress on stderr even when not a tty")
     args = parser.parse_args(argv)
@@ -192,6 +198,7 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
             None if args.schemaless else args.dictionary,
             options=EmitOptions(emit_unknown=args.emit_unknown, **image_options(args.images.split(","))),
             policy=ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE,
+            allow_gaps=args.allow_gaps,
         )
     if args.format == "jsonl":
         for record in result.trail:
@@ -227,7 +234,7 @@ def cmd_synth(argv: Sequence[str]) -> int:
 
 
 def cmd_status(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
-    """Lag per thread, batches, open transactions and the last failure, from the log catalog."""
+    """Lag per thread, logs not planned, batches, open transactions, last failure: from the log catalog."""
     from redo_lib.discovery.tasks import Settings  # the catalog and its settings: only this command
     from redo_lib.status import (
         WARN_LONG_TRANS_ENV,

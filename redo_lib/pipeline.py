@@ -179,12 +179,12 @@ class LogRef:
     resetlogs_id: int
     first_scn: int
     next_scn: int | None
+    dbid: int = 0  # 0: not known (a dump without its file header's DBID)
 
 
-def describe_logs(locations: Iterable[str | os.PathLike[str]]) -> list[LogRef]:
-    """Read each log's header (never trusting the file name) and sort by (thread, sequence).
-
-    Raises ``LogSetError`` for a gap in a thread's sequences, a duplicate, or mixed incarnations."""
+def describe_logs(locations: Iterable[str | os.PathLike[str]], *, allow_gaps: bool = False) -> list[LogRef]:
+    """Read each log's header (never trusting the file name) and sort by (thread, sequence); the set
+    is checked before a byte of redo is decoded (:func:`check_log_set`)."""
     refs = []
     for loc in locations:
         header = read_header(open_source(loc))
@@ -196,23 +196,46 @@ def describe_logs(locations: Iterable[str | os.PathLike[str]]) -> list[LogRef]:
                 resetlogs_id=header.resetlogs_id,
                 first_scn=header.first_scn,
                 next_scn=header.next_scn,
+                dbid=header.dbid,
             )  # fmt: skip
         )
-    return check_log_set(refs)
+    return check_log_set(refs, allow_gaps=allow_gaps)
 
 
-def check_log_set(refs: list[LogRef]) -> list[LogRef]:
-    """``refs`` sorted by (thread, sequence); ``LogSetError`` for a gap in a thread's sequences, a
-    duplicate, or mixed incarnations."""
+def _mixed(refs: Sequence[LogRef], attr: str) -> tuple[LogRef, LogRef] | None:
+    """The first log and the first one whose ``attr`` differs from it (in the order given), if any."""
+    known = [r for r in refs if getattr(r, attr)]
+    for ref in known[1:]:
+        if getattr(ref, attr) != getattr(known[0], attr):
+            return known[0], ref
+    return None
+
+
+def check_log_set(refs: list[LogRef], *, allow_gaps: bool = False) -> list[LogRef]:
+    """``refs`` sorted by (thread, sequence), once they are one set: ``LogSetError`` naming both
+    files and both values for logs of two databases (DBID) or of two incarnations (resetlogs id), and
+    for a duplicate or a missing sequence within a thread (a missing one is let through with
+    ``allow_gaps``: a user decoding a chosen few logs on purpose)."""
     refs = sorted(refs, key=lambda r: (r.thread, r.sequence))
-    incarnations = {r.resetlogs_id for r in refs}
-    if len(incarnations) > 1:
-        raise LogSetError(
-            "logs of different incarnations (resetlogs ids) in one batch", ids=sorted(incarnations)
-        )
+    for attr, what, name in (
+        ("dbid", "two databases", "DBID"),
+        ("resetlogs_id", "two incarnations", "resetlogs id"),
+    ):
+        pair = _mixed(refs, attr)
+        if pair is not None:
+            a, b = pair
+            raise LogSetError(
+                f"logs of {what} in one set: {a.location} has {name} {getattr(a, attr)}, {b.location} has "
+                f"{name} {getattr(b, attr)}; decode the logs of one {'database' if attr == 'dbid' else 'incarnation'} "
+                "at a time",
+                position=Position(file=b.location, sequence=b.sequence),
+                **{attr: [getattr(a, attr), getattr(b, attr)], "files": [a.location, b.location]},
+            )
     for a, b in zip(refs, refs[1:], strict=False):
         if a.thread == b.thread and b.sequence != a.sequence + 1:
             what = "duplicate" if b.sequence == a.sequence else "missing"
+            if what == "missing" and allow_gaps:
+                continue
             missing = list(range(a.sequence + 1, b.sequence))
             raise LogSetError(
                 f"{what} sequence in thread {a.thread}: "
@@ -452,14 +475,17 @@ def decode_logs(
     hold_from: int | None = None,
     carried_lobs: Sequence[str] = (),
     lobs_out: str | None = None,
+    allow_gaps: bool = False,
 ) -> DecodeResult:
     """Decode a batch of archived logs in one process: the reference for the Spark stages.
     ``hold_from``: the batch's watermark SCN (``Manifest.watermark_scn``): transactions committing at
     or above it are carried out, not emitted (held commits, docs/pipeline-contract.md).
-    ``carried_lobs`` / ``lobs_out``: the LOB pages carried in and out (``assemble_batches``)."""
+    ``carried_lobs`` / ``lobs_out``: the LOB pages carried in and out (``assemble_batches``).
+    The logs are one set (``check_log_set``: one database, one incarnation, no duplicate and, unless
+    ``allow_gaps``, no missing sequence), checked before a byte of redo is decoded."""
     if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
         dictionary = load_dictionary(Path(dictionary))
-    refs = describe_logs(locations)
+    refs = describe_logs(locations, allow_gaps=allow_gaps)
     report = DecodeReport()
     return assemble_batches(
         iter_batch_arrow(refs, policy=policy, report=report),
@@ -502,6 +528,7 @@ def decode_dumps(
     policy: ErrorPolicy = ErrorPolicy.RAISE,
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     hold_from: int | None = None,
+    allow_gaps: bool = False,
 ) -> DecodeResult:
     """:func:`decode_logs` for logfile dumps: the text parser's records (``dump.parse_dump``), their
     change events, and the same assembly and emitter as binary logs.
@@ -526,10 +553,10 @@ def decode_dumps(
         refs = [
             LogRef(location=d.name, thread=d.header.thread, sequence=d.header.sequence,  # type: ignore[union-attr,arg-type]
                    resetlogs_id=d.header.resetlogs_id or 0, first_scn=d.header.first_scn or 0,  # type: ignore[union-attr]
-                   next_scn=d.header.next_scn)  # type: ignore[union-attr]
+                   next_scn=d.header.next_scn, dbid=d.header.dbid or 0)  # type: ignore[union-attr]
             for d in headed
         ]  # fmt: skip
-        order = {ref.location: i for i, ref in enumerate(check_log_set(refs))}
+        order = {ref.location: i for i, ref in enumerate(check_log_set(refs, allow_gaps=allow_gaps))}
         dumps.sort(key=lambda d: order.get(d.name, -1))  # stable: headerless ones first, as given
     report = DecodeReport()
     threads: dict[int, list[ChangeEvent]] = {}
