@@ -22,7 +22,8 @@ Tasks (docs/pipeline-contract.md):
    ``report/failure.json`` in the batch folder; the task is retried only when a retry can help
    (exit 1), never on an error in the input, an invalid batch or a refused publish (exit 4, 2, 3:
    ``common/stages.py``); a retry runs the batch from decode again (every stage replaces its own
-   output, publishing is idempotent). ``resolve_batch`` is not retried on a bad range or batch;
+   output, publishing is idempotent). ``resolve_batch`` is not retried on a bad range or batch, nor
+   any task on a wrong setting: what no retry can fix fails at once (``common/retries.py``);
 3. **report** (runs whatever happened upstream) marks the batch published, validated or failed from
    the markers and ``report/failure.json`` in its folder, returns the failure (stage, error,
    position) and the paths of the reports that exist, rewrites the operations report across batches
@@ -40,6 +41,7 @@ from typing import Any
 from airflow.sdk import Param, TriggerRule, dag, task
 from common import DEFAULT_ARGS, SPARK_JOBS, START_DATE
 from common.assets import PUBLISHED
+from common.retries import fail_at_once_when_final
 from common.stages import SparkStageOperator
 
 
@@ -123,31 +125,25 @@ PARAMS = {
 )
 def redo_pipeline() -> None:
     @task(multiple_outputs=True)
+    @fail_at_once_when_final
     def resolve_batch(params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Params -> a running batch: its id, folder, manifest and the publish settings.
 
         A bad range or batch (a ``RedoError`` other than a ``StorageError``) fails without retries."""
-        from airflow.sdk.exceptions import AirflowFailException
-
         from redo_lib.discovery import Settings
         from redo_lib.discovery import resolve_batch as resolve
-        from redo_lib.errors import RedoError, StorageError
 
         p = params or {}
-        try:
-            return resolve(
-                Settings.from_env(),
-                batch_id=p.get("batch_id"),
-                threads=p.get("threads"),
-                seq_from=p.get("seq_from"),
-                seq_to=p.get("seq_to"),
-            )
-        except StorageError:
-            raise
-        except RedoError as exc:
-            raise AirflowFailException(str(exc)) from exc
+        return resolve(
+            Settings.from_env(),
+            batch_id=p.get("batch_id"),
+            threads=p.get("threads"),
+            seq_from=p.get("seq_from"),
+            seq_to=p.get("seq_to"),
+        )
 
     @task(trigger_rule=TriggerRule.ALL_DONE, retries=0)
+    @fail_at_once_when_final
     def report(ti: Any = None) -> dict[str, Any]:
         """Mark the batch's status from its folder; fail unless it was published, naming the stage that
         failed and its error (report/failure.json)."""

@@ -56,6 +56,9 @@ class RedoError(Exception):
     position is known (a ``LogSetError`` about a sequence range, say)."""
 
     kind = "redo_error"
+    # whether the same work may pass when run again (:func:`retry_can_help`): bad input, a refused
+    # request or a wrong setting fails the same way until someone changes it
+    retryable = False
 
     def __init__(self, message: str, *, position: Position | None = None, **details: Any) -> None:
         super().__init__(message)
@@ -138,15 +141,25 @@ class LogSetError(RedoError):
 
 
 class StorageError(RedoError):
-    """Fetching bytes failed (wraps the boto3 / OS error)."""
+    """Fetching bytes failed (wraps the boto3 / OS error): S3 or the log catalog may answer next time."""
 
     kind = "storage"
+    retryable = True
 
 
 class ScenarioError(RedoError):
     """A synth scenario is not valid SQL-level input."""
 
     kind = "scenario"
+
+
+def retry_can_help(exc: BaseException) -> bool:
+    """The retry rule of every task of both DAGs (``dags/common/retries.py``; the Spark stages' exit
+    codes follow it too, ``spark_jobs/common.py``): a ``RedoError`` says what is wrong with the
+    input, a request or a setting, and running the same thing again fails the same way, except a
+    ``StorageError`` (S3 or the catalog not answering). Any other exception may pass on retry (a
+    lost connection inside a library, a killed process)."""
+    return exc.retryable if isinstance(exc, RedoError) else True
 
 
 class ErrorPolicy(enum.Enum):

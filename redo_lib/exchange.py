@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from redo_lib.storage.sources import open_input
+from redo_lib.storage.sources import open_input, open_parquet, parquet_errors
 
 #: the multiplier of :func:`buckets_of` (2^64 / golden ratio): neighbouring slots land far apart
 BUCKET_MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -185,11 +185,9 @@ def _unit_groups(unit: dict[str, Any], buckets: Sequence[int] | None) -> list[in
 
 def _read_groups(location: str, groups: Sequence[int]) -> Iterator[Any]:
     """The record batches of some row groups of a Parquet file, one row group in memory at a time."""
-    import pyarrow.parquet as pq
-
     if not groups:
         return
-    with pq.ParquetFile(open_input(location)) as file:
+    with open_parquet(location) as file:
         for group in groups:
             yield from file.read_row_group(group).to_batches()
 
@@ -332,12 +330,11 @@ def carried_events(
     the previous batch's tasks wrote with the same number of buckets is read only in the row groups
     of those buckets (:func:`file_groups`); any other file is read whole. Rows are always filtered."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     keys = np.sort(np.asarray(lob_slots, dtype=np.int64))
     mine = None if buckets is None else np.asarray(sorted(buckets), dtype=np.int64)
     for location in locations:
-        with pq.ParquetFile(open_input(location)) as file:
+        with open_parquet(location) as file:
             found = file_groups(file.metadata)
             groups: Iterable[int] = range(file.metadata.num_row_groups)
             if mine is not None and found is not None and found[0] == total:
@@ -360,11 +357,9 @@ def carried_rows(locations: Iterable[str], buckets: int) -> Counter[int]:
     batch's tasks wrote with as many buckets (:func:`file_groups`), from its usn and slot columns
     otherwise. The driver packs these buckets too: an open transaction whose slot has no events in
     the batch still needs a task."""
-    import pyarrow.parquet as pq
-
     rows: Counter[int] = Counter()
     for location in locations:
-        with pq.ParquetFile(open_input(location)) as file:
+        with open_parquet(location) as file:
             found = file_groups(file.metadata)
             if found is not None and found[0] == buckets:
                 for bucket, groups in found[1].items():
@@ -381,11 +376,10 @@ def kind_rows(locations: Iterable[str], kind: int) -> list[dict[str, Any]]:
     """The rows of one event kind (the batch's DDL: a few) in some event files, as dicts, in file
     order: each row group's ``kind`` column read first, the row group itself only when it has one."""
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     rows: list[dict[str, Any]] = []
     for location in locations:
-        with pq.ParquetFile(open_input(location)) as file:
+        with open_parquet(location) as file:
             for group in range(file.metadata.num_row_groups):
                 kinds = file.read_row_group(group, columns=["kind"]).column("kind")
                 if pc.any(pc.equal(kinds, kind)).as_py():
@@ -446,7 +440,9 @@ class _Run:
     def __init__(self, location: str) -> None:
         import pyarrow.parquet as pq
 
-        self.file = pq.ParquetFile(open_input(location))
+        self.location = location
+        with parquet_errors(location):
+            self.file = pq.ParquetFile(open_input(location))
         meta = self.file.metadata
         sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
         self.starts = np.cumsum([0, *sizes])
@@ -457,7 +453,8 @@ class _Run:
         keys: list[list[Any]] = [[] for _ in TXN_FIELDS]
         firsts: list[Any] = []
         for group in range(len(self.starts) - 1):
-            columns = self.file.read_row_group(group, columns=list(TXN_FIELDS))
+            with parquet_errors(self.location):
+                columns = self.file.read_row_group(group, columns=list(TXN_FIELDS))
             arrays = [columns.column(name).to_numpy() for name in TXN_FIELDS]
             differs = np.zeros(columns.num_rows, dtype=bool)
             differs[0] = True
@@ -483,7 +480,8 @@ class _Run:
         return key, first, np.diff(np.append(first, self.starts[-1]))
 
     def group(self, number: int) -> Any:
-        return self.file.read_row_group(number)
+        with parquet_errors(self.location):
+            return self.file.read_row_group(number)
 
     def close(self) -> None:
         self.file.close()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.errors import AssemblyError, Position, RedoError, locate
-from redo_lib.storage.sources import open_input
+from redo_lib.storage.sources import open_parquet
 
 #: the batch folder's member the carried LOB pages are in, beside ``open/``
 LOBS = "lobs"
@@ -69,7 +69,6 @@ def read_carried_lobs(emitter: Any, locations: Iterable[str]) -> None:
     ``RedoError`` naming the file."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     schema = lob_pages_schema()
     files = list(locations)
@@ -78,7 +77,7 @@ def read_carried_lobs(emitter: Any, locations: Iterable[str]) -> None:
             try:
                 # no pre-buffering: with it, iter_batches read ahead most of a 512 MB file (peak RSS
                 # 640 MB against 150 MB without; docs/benchmarks.md)
-                with pq.ParquetFile(open_input(location), pre_buffer=False) as file:
+                with open_parquet(location, pre_buffer=False) as file:
                     if not file.schema_arrow.equals(schema):
                         raise AssemblyError(
                             f"not a file of carried LOB pages: its schema is {file.schema_arrow}",
@@ -159,14 +158,13 @@ def carried_lob_slots(locations: Iterable[str]) -> set[int]:
     an earlier batch and commit in this one without writing a LOB page here. Reads the ``kind``,
     ``usn`` and ``slot`` columns, a row group at a time."""
     import numpy as np
-    import pyarrow.parquet as pq
 
     from redo_lib.assembly.events import EventKind
     from redo_lib.exchange import slot_keys
 
     slots: set[int] = set()
     for location in locations:
-        with pq.ParquetFile(open_input(location)) as file:
+        with open_parquet(location) as file:
             for group in range(file.metadata.num_row_groups):
                 table = file.read_row_group(group, columns=["kind", "usn", "slot"])
                 lob = table.column("kind").to_numpy() == int(EventKind.LOB)

@@ -1,4 +1,4 @@
-"""Where the pipeline stands: lag, batches, open transactions and the last failure.
+"""Where the pipeline stands: lag, logs not planned, batches, open transactions and the last failure.
 
 What an operator asks every morning (GoldenGate's ``INFO``/``LAG``, ``SEND EXTRACT ... SHOWTRANS``
 and ``WARNLONGTRANS``; Debezium's ``OldestScnAge``), answered from the log catalog and the batch
@@ -11,7 +11,11 @@ folders only, never from Spark or Airflow logs:
   that validated, from its counts.json (``open_transactions``, written by assembly); each with its
   age as of the newest redo that batch read, and a warning when it is older than the
   long-transaction threshold (``REDOTRAIL_WARN_LONG_TRANS``, GoldenGate's ``WARNLONGTRANS``);
-* the newest failed batch, with its message and the stage's ``report/failure.json``.
+* the last failure: of the newest failed batch, or of a stage run by hand after its batch's run
+  ended, whichever is newer, in one line (``<stage> failed: <error>``) with the stage's
+  ``report/failure.json``;
+* what discovery did not plan, and why: each gap, and each rejected, duplicate, waiting and gone
+  object of the archive, with its reason (``redo_lib.discovery.unplanned_logs``).
 
 :func:`collect_status` builds one JSON-able document (``python -m redo_lib status --json``);
 :func:`render_status` prints it for people. Layer "top".
@@ -121,15 +125,35 @@ def read_counts(batch_dir: str, client: Any = None) -> dict[str, Any]:
     return doc if isinstance(doc, dict) else {}
 
 
-def read_failure_doc(batch_dir: str, client: Any = None) -> dict[str, Any] | None:
-    location = join_location(batch_dir, "report", "failure.json")
-    try:
-        if not object_exists(location, client):
-            return None
-        doc = json.loads(read_text(location, client))
-    except (StorageError, json.JSONDecodeError):
-        return None
-    return doc if isinstance(doc, dict) else None
+def last_failure(batches: Sequence[BatchEntry], client: Any = None) -> dict[str, Any] | None:
+    """The newest failure: of the newest batch the catalog calls failed (the message its run's
+    ``report`` task gave it), or a stage's ``report/failure.json`` written after its batch's run
+    ended (a stage run by hand: no ``report`` task judged it; looked for in the newest
+    ``RECENT_BATCHES``), whichever is newer. ``message`` is the failure's one line, ``<stage>
+    failed: <error>``; ``after_run`` says the catalog's ``status`` predates it."""
+    from redo_lib.discovery.batches import failure_line, read_failure  # redo_lib.discovery imports us
+
+    failed = [b for b in batches if b.status is BatchStatus.FAILED]
+    newest = max(failed, key=lambda b: (b.finished or b.updated, b.created)) if failed else None
+    looked = {b.batch_id: b for b in batches[-RECENT_BATCHES:]}
+    if newest is not None:
+        looked.setdefault(newest.batch_id, newest)
+    found: list[tuple[Any, str, dict[str, Any]]] = []
+    for batch in looked.values():
+        ended = batch.finished or batch.updated
+        doc = read_failure(batch.batch_dir, client)
+        reported = _time(doc.get("time")) if doc and isinstance(doc.get("time"), str) else None
+        if doc and reported is not None and reported > (_time(ended) or reported):
+            when, message, after_run = doc["time"], failure_line(doc), True
+        elif batch is newest:
+            when, message, after_run = ended, batch.message, False
+        else:
+            continue
+        found.append((_time(when), batch.created, {
+            "batch_id": batch.batch_id, "finished": when, "message": message, "failure": doc,
+            "after_run": after_run, "status": batch.status.value,
+        }))  # fmt: skip
+    return max(found, key=lambda f: f[:2])[2] if found else None
 
 
 def _thread_lag(logs: Sequence[LogEntry], now: dt.datetime) -> list[dict[str, Any]]:
@@ -228,21 +252,13 @@ def collect_status(
         as_of = _time(doc["redo_end_time"])
         open_txns = open_transactions_of(read_counts(carrying.batch_dir, client), as_of)
         carried = {"batch_id": carrying.batch_id, "as_of": doc["redo_end_time"]}
-    failed = [b for b in batches if b.status is BatchStatus.FAILED]
-    last_failure = None
-    if failed:
-        newest = max(failed, key=lambda b: (b.finished or b.updated, b.created))
-        last_failure = {
-            "batch_id": newest.batch_id,
-            "finished": newest.finished or newest.updated,
-            "message": newest.message,
-            "failure": read_failure_doc(newest.batch_dir, client),
-        }
     throughput = [d["mb_per_s"] for d in docs if d["mb_per_s"] is not None]
+    logs = catalog.logs()
     return {
         "now": now.isoformat(timespec="seconds"),
         "source": _source(catalog),
-        "threads": _thread_lag(catalog.logs(), now),
+        "threads": _thread_lag(logs, now),
+        "unplanned_logs": _unplanned(logs),
         "batches": {
             "by_status": {s.value: by_status.get(s.value, 0) for s in BatchStatus},
             "total": len(batches),
@@ -257,8 +273,18 @@ def collect_status(
         },
         "warn_long_trans_s": warn_after_s,
         "warnings": long_transaction_warnings(open_txns, warn_after_s),
-        "last_failure": last_failure,
+        "last_failure": last_failure(batches, client),
     }
+
+
+def _unplanned(logs: Sequence[LogEntry]) -> dict[str, Any]:
+    """``counts`` per kind (gap, rejected, duplicate, waiting, gone) and the ``logs``, each with its
+    reason."""
+    from redo_lib.discovery.objects import UNPLANNED, unplanned_logs  # redo_lib.discovery imports us
+
+    listed = unplanned_logs(logs)
+    counts = Counter(d["kind"] for d in listed)
+    return {"counts": {kind: counts.get(kind, 0) for kind in UNPLANNED}, "logs": listed}
 
 
 def _source(catalog: LogCatalog) -> dict[str, Any] | None:
@@ -301,6 +327,14 @@ def render_status(doc: Mapping[str, Any]) -> str:
     lines += _table(["thread", "seen", "published", "lag seq", "lag SCN", "lag redo", "age now"], rows)
     if not rows:
         lines.append("  (no logs discovered yet)")
+    unplanned = doc["unplanned_logs"]
+    kinds = ", ".join(
+        f"{n} {kind}{'s' * (kind == 'gap' and n > 1)}" for kind, n in unplanned["counts"].items() if n
+    )
+    lines += ["", f"Logs not planned: {kinds or 'none'}"]
+    if unplanned["logs"]:
+        rows = [[e["kind"], e["location"], e["reason"]] for e in unplanned["logs"]]
+        lines += _table(["kind", "log", "reason"], rows)
     b = doc["batches"]
     counts = ", ".join(f"{n} {s}" for s, n in b["by_status"].items() if n)
     lines += ["", f"Batches: {b['total']} ({counts or 'none'})"]
@@ -329,10 +363,10 @@ def render_status(doc: Mapping[str, Any]) -> str:
     for warning in doc["warnings"]:
         lines.append(f"WARNING: {warning}")
     failure = doc["last_failure"]
-    lines += [
-        "",
-        "Last failure: " + ("none" if failure is None else f"{failure['batch_id']} at {failure['finished']}"),
-    ]
+    when = "none" if failure is None else f"{failure['batch_id']} at {failure['finished']}"
+    if failure is not None and failure.get("after_run"):
+        when += f", after the batch's run (the catalog says {failure['status']})"
+    lines += ["", f"Last failure: {when}"]
     if failure is not None:
         lines.append(f"  {failure['message']}")
     return "\n".join(lines) + "\n"

@@ -8,10 +8,11 @@ and writes the batch's Parquet folders (staged events, trail, open transactions)
 ``AWS_*`` endpoint by :func:`s3a_settings`), so no stage hands a path on its own disk to another
 process.
 
-``run_stage`` runs a stage's body and turns a failure into ``<batch>/report/failure.json``, one line
-on stderr and an exit code (docs/pipeline-contract.md): 1 may pass on retry, 2 (invalid), 3 (refused),
-4 (an error in the input) and 5 (a pinned jar missing from the JVM: :func:`check_jars`) will not.
-Passwords in URIs are masked in what it writes (:func:`mask_secrets`).
+``run_stage`` runs a stage's body, after removing the markers of an earlier run that the stage makes
+stale, and turns a failure into ``<batch>/report/failure.json``, one line on stderr naming its cause
+(:func:`describe_failure`) and an exit code (docs/pipeline-contract.md): 1 may pass on retry, 2
+(invalid), 3 (refused), 4 (an error in the input) and 5 (a pinned jar missing from the JVM:
+:func:`check_jars`) will not. Passwords in URIs are masked in what it writes (:func:`mask_secrets`).
 """
 
 from __future__ import annotations
@@ -640,6 +641,51 @@ def named_cause(text: str) -> str | None:
     return None
 
 
+def root_cause(text: str) -> str | None:
+    """The deepest ``Caused by:`` of a Java stack trace (a Spark error's text): the exception the
+    chain started from, as ``class: message``. None when the text has none."""
+    causes = _CAUSED_BY.findall(text)
+    return causes[-1].strip()[:500] if causes else None
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+_RAISED = re.compile(r"([A-Za-z_][\w.]*)(?::[ \t]*(.*))?")
+
+
+def python_error(text: str) -> tuple[str, str] | None:
+    """(class name, message on one line) of the exception the last Python traceback in ``text`` ends
+    with: what a Python worker raised, inside the Java error Spark hands the driver
+    (``... PythonException: Traceback (most recent call last): ...``). None without a traceback."""
+    found = text.rfind(_TRACEBACK)
+    if found < 0:
+        return None
+    lines = text[found + len(_TRACEBACK) :].splitlines()
+    for at, line in enumerate(lines):
+        if not line.strip() or line[0].isspace():
+            continue  # the frames and their source lines are indented
+        raised = _RAISED.fullmatch(line.rstrip())
+        if raised is None:
+            return None
+        words = [raised.group(2) or ""]
+        for more in lines[at + 1 :]:  # a message of several lines ends at a blank line or Java's stack
+            if not more.strip() or more.startswith("\tat "):
+                break
+            words.append(more.strip())
+        return raised.group(1).rsplit(".", 1)[-1], " ".join(words).strip()[:500]
+    return None
+
+
+def failure_text(exc: BaseException) -> str:
+    """An exception's text with its Java stack trace, where the causes are: a ``Py4JJavaError``'s
+    text holds it; an exception pyspark converted from a Java one (``pyspark.errors``: an
+    ``AnalysisException``, a ``PythonException`` of a DataFrame's Python function) keeps it apart."""
+    text = str(exc)
+    stack = getattr(exc, "_stackTrace", None)
+    if isinstance(stack, str) and stack and stack not in text:
+        text = f"{text}\n{stack}"
+    return text
+
+
 def java_message(exc: BaseException) -> str:
     """One line for an exception: a JVM error raised through py4j as its Java exception says it
     (``class: message``), anything else as :func:`_summary` of its text."""
@@ -666,9 +712,12 @@ def describe_failure(exc: BaseException) -> dict[str, Any]:
     """What failure.json says about an exception: kind, message, error (one line), position, details,
     retryable and exit code. A ``RedoError`` (raised here, or on an executor through
     :func:`carry_errors`) is an error in the input and not retryable, except a ``StorageError``; a
-    ``MissingJarError`` is a setup error, not retryable either. Any other exception may pass on retry;
-    its message is its one-line summary, with the cause that names a URI or host when that is another
-    (:func:`named_cause`)."""
+    ``MissingJarError`` is a setup error, not retryable either. Any other exception may pass on retry
+    and is named by its cause, in one line: a Python worker's exception inside Spark's Java error
+    (``Py4JJavaError ... PythonException: Traceback ...``) by its own class and message
+    (:func:`python_error`; ``details.via`` keeps the wrapper's class); a Java error by its one-line
+    summary with the cause that names a URI or host (:func:`named_cause`), else its root cause
+    (:func:`root_cause`), when that is another; any other by its class and message."""
     from redo_lib.errors import RedoError, StorageError
 
     if isinstance(exc, MissingJarError):
@@ -676,16 +725,21 @@ def describe_failure(exc: BaseException) -> dict[str, Any]:
             "kind": "missing_jar", "message": str(exc), "error": str(exc), "position": None,
             "details": {"jars": ", ".join(exc.jars)}, "retryable": False, "exit_code": EXIT_SETUP,
         }  # fmt: skip
-    error = exc.to_dict() | {"error": str(exc)} if isinstance(exc, RedoError) else _carried(str(exc))
+    text = failure_text(exc)
+    error = exc.to_dict() | {"error": str(exc)} if isinstance(exc, RedoError) else _carried(text)
     if error is None:
-        kind = type(exc).__name__
-        message = _summary(str(exc))
-        cause = named_cause(str(exc))
-        if cause and cause not in message:
-            message = f"{message}; caused by {cause}"
+        raised = python_error(text)
+        details: dict[str, str] = {}
+        if raised is not None:  # a Python worker's exception, in the Java error of the job it failed
+            (kind, message), details = raised, {"via": type(exc).__name__}
+        else:
+            kind, message = type(exc).__name__, _summary(text)
+            cause = named_cause(text) or root_cause(text)
+            if cause and cause not in message:
+                message = f"{message}; caused by {cause}"
         return {
             "kind": kind, "message": message, "error": f"{kind}: {message}",
-            "position": None, "details": {}, "retryable": True, "exit_code": EXIT_FAILED,
+            "position": None, "details": details, "retryable": True, "exit_code": EXIT_FAILED,
         }  # fmt: skip
     position = {k: v for k, v in (error.get("position") or {}).items() if v is not None}
     retryable = error.get("kind") == StorageError.kind
@@ -737,12 +791,18 @@ def report_failure(
 def run_stage(
     stage: str, batch_dir: str | os.PathLike[str], body: Callable[[], int], *, published: Sequence[str] = ()
 ) -> int:
-    """Run a stage's body: remove the failure.json of an earlier attempt, and turn an exception into
-    failure.json (:func:`report_failure`) and its exit code. ``published`` is read after a failure
-    (publish appends the tables it committed). The traceback goes to stderr with passwords masked."""
+    """Run a stage's body: remove the failure.json of an earlier attempt and the markers the stage
+    makes stale (``redo_lib.discovery.batches.clear_earlier_run``: decode, assemble and validate remove
+    VALIDATED and PUBLISHED, so that a stage run by hand leaves none of an earlier run), and turn an
+    exception into failure.json (:func:`report_failure`) and its exit code. ``published`` is read
+    after a failure (publish appends the tables it committed). The traceback goes to stderr with
+    passwords masked, before the stage's one line."""
+    from redo_lib.discovery.batches import clear_earlier_run
+
     in_stage = _IN_STAGE.set(True)
     try:
-        BatchDir(batch_dir).remove(*FAILURE)
+        batch = BatchDir(batch_dir)
+        clear_earlier_run(batch.uri, stage, None if batch.is_local else batch.client)
         return body()
     except Exception as exc:
         print(mask_secrets(traceback.format_exc()), end="", file=sys.stderr, flush=True)

@@ -4,7 +4,9 @@
   with one ranged GET, register it in the ``LogCatalog`` (``redo_lib.storage.catalog``), report
   what waits (still being written), what is not a redo log, name/header mismatches and gaps; learn
   the one source database (:func:`learn_source`) and reject logs of other databases and of
-  incarnations that do not continue ours (:func:`screen_logs`);
+  incarnations that do not continue ours (:func:`screen_logs`); say what is not planned and why
+  (:func:`report_lines` for the discover task's log, :func:`unplanned_logs` for status and the
+  operations report);
 * ``plans`` — pure rules: :func:`select_next` (the next batch: contiguous sequences per thread, RAC
   watermark, incarnations, gaps) and :func:`select_range` (a backfill's logs and previous batch);
 * ``batches`` — catalog rows and ``manifest.json``: :func:`plan_batches`, :func:`plan_backfill`,
@@ -35,8 +37,12 @@ from redo_lib.discovery.objects import (
     discover,
     learn_source,
     name_mismatch,
+    parse_log_name,
     register_object,
+    report_lines,
     screen_logs,
+    summarize,
+    unplanned_logs,
 )
 from redo_lib.discovery.plans import Selection, batch_id_for, select_next, select_range
 from redo_lib.discovery.tasks import Settings, discover_archive, plan_pending, report_batch, resolve_batch
@@ -57,16 +63,20 @@ __all__ = [
     "finish_batch",
     "learn_source",
     "name_mismatch",
+    "parse_log_name",
     "plan_backfill",
     "plan_batches",
     "plan_pending",
     "register_object",
     "report_batch",
+    "report_lines",
     "rerun_batch",
     "resolve_batch",
     "screen_logs",
     "select_next",
     "select_range",
     "start_batch",
+    "summarize",
+    "unplanned_logs",
     "write_manifest",
 ]

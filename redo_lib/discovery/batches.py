@@ -184,6 +184,20 @@ def rerun_batch(
 
 MARKERS = ("VALIDATED", "PUBLISHED")  # written by the validate and publish stages
 FAILURE = ("report", "failure.json")  # written by the stage that failed (docs/pipeline-contract.md)
+# The markers a stage's run makes stale, removed when it starts (docs/pipeline-contract.md): its
+# own and those of the stages after it, whose input it rewrites. Publish removes none: it needs
+# VALIDATED, and PUBLISHED is its record that the manifest's publication is committed (run again, it
+# finds it and commits nothing: exactly once); the stages before it remove it when they rewrite
+STALE_MARKERS = {"decode": MARKERS, "assemble": MARKERS, "validate": MARKERS, "publish": ()}
+
+
+def clear_earlier_run(batch_dir: str, stage: str | None = None, client: Any = None) -> None:
+    """Remove from the batch folder what an earlier run left that would misjudge this one: its
+    ``report/failure.json`` and the markers ``stage`` makes stale (``STALE_MARKERS``), or every
+    marker when ``stage`` is None (a run of the whole batch, :func:`start_batch`)."""
+    markers = MARKERS if stage is None else STALE_MARKERS[stage]
+    for member in [(marker,) for marker in markers] + [FAILURE]:
+        remove_object(join_location(batch_dir, *member), client)
 
 
 def start_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> BatchEntry:
@@ -202,8 +216,7 @@ def start_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> Batch
                 f"batch {batch_id} carries in the open transactions of {batch.previous_batch}, which is "
                 f"{state}: run that batch first"
             )
-    for member in [(marker,) for marker in MARKERS] + [FAILURE]:
-        remove_object(join_location(batch.batch_dir, *member), client)
+    clear_earlier_run(batch.batch_dir, client=client)
     return catalog.set_batch_status(batch_id, BatchStatus.RUNNING)
 
 
@@ -222,6 +235,12 @@ def read_failure(batch_dir: str, client: Any = None) -> dict[str, Any] | None:
     if isinstance(doc, dict):
         return doc
     return {"stage": "a stage", "kind": "unreadable_report", "error": f"{location} is unreadable: {reason}"}
+
+
+def failure_line(failure: Mapping[str, Any]) -> str:
+    """A stage's failure (``report/failure.json``, or :func:`finish_batch`'s ``failure``) in one
+    line: ``<stage> failed: <error>``, the error naming its cause and where."""
+    return f"{failure.get('stage') or 'a stage'} failed: {failure.get('error') or failure.get('message')}"
 
 
 def finish_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> dict[str, Any]:
@@ -258,9 +277,9 @@ def finish_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> dict
     elif object_exists(join_location(where, "VALIDATED"), client):
         status, message = BatchStatus.VALIDATED, "validated but not published"
         if failure is not None:
-            message += f": {failure['stage']} failed: {failure['error']} (published: {_tables(failure)})"
+            message += f": {failure_line(failure)} (published: {_tables(failure)})"
     elif failure is not None:
-        status, message = BatchStatus.FAILED, f"{failure['stage']} failed: {failure['error']}"
+        status, message = BatchStatus.FAILED, failure_line(failure)
         if failure["stage"] == "validate" and found["summary"]:
             message += ": see report/summary.json"
     else:

@@ -18,9 +18,10 @@ the logs hold several, nothing is learned and they wait (:func:`databases_messag
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, final
 
@@ -44,7 +45,8 @@ NAB_UNKNOWN = 0xFFFFFFFF  # @156 of block 1 while the online log is written (§1
 USABLE = (LogStatus.DISCOVERED, LogStatus.BATCHED, LogStatus.PUBLISHED)
 PLANNED = (LogStatus.BATCHED, LogStatus.PUBLISHED)
 CONFIGURED = "REDOTRAIL_DBID"  # ``learned_from`` of a source database named by configuration
-_NAME = re.compile(r"(\d+)_(\d+)_(\d+)\.[^./]*$")  # LOG_ARCHIVE_FORMAT %t_%s_%r.<ext>
+# LOG_ARCHIVE_FORMAT %t_%s_%r.<ext>, or Oracle's arch%t_%s_%r.<ext>: the whole name, or no parse
+_NAME = re.compile(r"(?:arch)?(\d+)_(\d+)_(\d+)\.[^./]*", re.IGNORECASE)
 
 
 @final
@@ -67,6 +69,66 @@ class DiscoveryReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+def _count(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 or plural is None else plural}"
+
+
+def summarize(found: Mapping[str, Any]) -> str:
+    """One line of a discovery report (``DiscoveryReport.to_dict()``, as the discover task returns
+    it): how many objects of each kind; :func:`report_lines` names them."""
+    n = {key: len(found.get(key) or ()) for key in ("read", "ready", "waiting", "rejected", "mismatches",
+                                                    "duplicates", "gone", "gaps")}  # fmt: skip
+    return (
+        f"discovery: {found.get('listed', 0)} listed, {n['read']} read, {n['ready']} ready, "
+        f"{n['waiting']} waiting, {n['rejected']} rejected, {n['duplicates']} duplicate, {n['gone']} gone, "
+        f"{_count(n['gaps'], 'gap', 'gaps')}, {_count(n['mismatches'], 'name mismatch', 'name mismatches')}"
+    )
+
+
+def report_lines(found: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """The discover task's log: (logging level, line): :func:`summarize`, then one line per object
+    that is not planned, and why: ``waiting: <location>: <reason>`` (INFO: it is looked at again next
+    run), ``rejected``, ``duplicate``, ``gone``, ``mismatch`` (name and header disagree; the header is
+    used) and ``gap: <what is missing>`` (WARNING)."""
+    lines = [(logging.INFO, summarize(found))]
+    lines += [(logging.INFO, f"waiting: {where}: {why}") for where, why in found.get("waiting") or ()]
+    for key, kind in (("rejected", "rejected"), ("duplicates", "duplicate"), ("mismatches", "mismatch")):
+        lines += [(logging.WARNING, f"{kind}: {where}: {why}") for where, why in found.get(key) or ()]
+    lines += [(logging.WARNING, f"gone: {where}: no longer listed") for where in found.get("gone") or ()]
+    lines += [(logging.WARNING, f"gap: {gap}") for gap in found.get("gaps") or ()]
+    return lines
+
+
+UNPLANNED = ("gap", "rejected", "duplicate", "waiting", "gone")  # the kinds of unplanned_logs
+
+
+def unplanned_logs(logs: Sequence[LogEntry]) -> list[dict[str, Any]]:
+    """What the catalog holds that is not planned, and why (pure): each gap (``location``: the log
+    after it, none for several databases without ``REDOTRAIL_DBID``), then each rejected, duplicate,
+    waiting and gone object; ``kind``, ``location``, ``thread``, ``sequence`` (from the header, none
+    when unread) and ``reason``, in the order of :data:`UNPLANNED`, then by location. What
+    ``python -m redo_lib status`` and the operations report list."""
+    out: list[dict[str, Any]] = []
+    several = databases_message(logs)
+    if several:
+        out.append({"kind": "gap", "location": None, "thread": None, "sequence": None, "reason": several})
+    for gap in check_continuity(logs):
+        out.append({"kind": "gap", "location": gap.position.file, "thread": gap.details.get("thread"),
+                    "sequence": gap.position.sequence, "reason": gap.message})  # fmt: skip
+    kinds = {LogStatus.REJECTED: "rejected", LogStatus.DUPLICATE: "duplicate", LogStatus.GONE: "gone"}
+    entries = []
+    for e in logs:
+        kind = kinds.get(e.status) or (
+            "waiting" if e.status is LogStatus.DISCOVERED and not e.ready else None
+        )
+        if kind is None:
+            continue
+        reason = e.note if e.status is LogStatus.DUPLICATE else e.reason
+        entries.append({"kind": kind, "location": e.location, "thread": e.thread, "sequence": e.sequence,
+                        "reason": reason or e.note or "no reason recorded"})  # fmt: skip
+    return out + sorted(entries, key=lambda d: (UNPLANNED.index(d["kind"]), d["location"]))
 
 
 def register_object(
@@ -118,12 +180,24 @@ def register_object(
     return assess(entry, changed=changed)
 
 
-def name_mismatch(location: str, thread: int, sequence: int, resetlogs_id: int) -> str | None:
-    """A note when the ``<thread>_<sequence>_<resetlogs>`` of the object name disagrees with its header."""
-    match = _NAME.search(location.rsplit("/", 1)[-1])
+def parse_log_name(location: str) -> tuple[int, int, int] | None:
+    """(thread, sequence, resetlogs id) of an object named ``<thread>_<sequence>_<resetlogs>.<ext>``
+    (``arch`` before it allowed), else None: the whole name matches or nothing is read from it, so
+    ``z_resetlogs999_1_4.arc`` names no thread 999. Discovery reads the log's identity from its
+    header either way; the name only serves :func:`name_mismatch`."""
+    match = _NAME.fullmatch(location.rsplit("/", 1)[-1])
     if match is None:
         return None
-    named = tuple(int(g) for g in match.groups())
+    thread, sequence, resetlogs_id = (int(g) for g in match.groups())
+    return thread, sequence, resetlogs_id
+
+
+def name_mismatch(location: str, thread: int, sequence: int, resetlogs_id: int) -> str | None:
+    """A note when the ``<thread>_<sequence>_<resetlogs>`` of the object name disagrees with its header
+    (none when the name does not follow the pattern: :func:`parse_log_name`)."""
+    named = parse_log_name(location)
+    if named is None:
+        return None
     if named == (thread, sequence, resetlogs_id):
         return None
     return (

@@ -15,9 +15,9 @@ from typing import Any, final
 
 from redo_lib.discovery.batches import finish_batch, plan_backfill, plan_batches, rerun_batch, start_batch
 from redo_lib.discovery.objects import discover
-from redo_lib.errors import LogSetError, RedoError
+from redo_lib.errors import LogSetError, RedoError, StorageError
 from redo_lib.status import warn_threshold
-from redo_lib.storage.catalog import BatchKind, BatchStatus, LogCatalog, join_location
+from redo_lib.storage.catalog import BatchKind, BatchStatus, LogCatalog, join_location, split_prefix
 from redo_lib.trail.emit import capture_options, image_options
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,7 +81,16 @@ class Settings:
 
 
 def discover_archive(settings: Settings, client: Any = None) -> dict[str, Any]:
-    """The discovery DAG's ``discover`` task: one discovery run; the report as a plain dict."""
+    """The discovery DAG's ``discover`` task: one discovery run; the report as a plain dict.
+
+    An archive URL that is no ``s3://`` URL is a wrong setting (a ``RedoError``), not a storage error
+    a retry could fix."""
+    try:
+        split_prefix(settings.archive_url)
+    except StorageError:
+        raise RedoError(
+            f"REDOTRAIL_ARCHIVE_URL must be an s3://bucket/prefix/ URL, not {settings.archive_url!r}"
+        ) from None
     with LogCatalog(settings.catalog_db) as catalog:
         return discover(catalog, settings.archive_url, client=client, dbid=settings.dbid).to_dict()
 

@@ -1,9 +1,10 @@
 """The operations report: one HTML page across batches, published beside the batch folders.
 
-``<work>/reports/index.html``: the lag per thread, the lag over time and the throughput per batch as
-plots (altair: Vega-Lite specs rendered in the browser by the vendored Vega scripts), the open
-transactions carried now, every batch with its Data Docs, the failed trail-contract rules and the
-last failure. The page is a jinja2 template (``templates/history.html.j2``); the numbers are those of
+``<work>/reports/index.html``: the lag per thread, the logs discovery did not plan (gaps, rejected,
+duplicate, waiting and gone objects, each with its reason), the lag over time and the throughput per
+batch as plots (altair: Vega-Lite specs rendered in the browser by the vendored Vega scripts), the
+open transactions carried now, every batch with its Data Docs, the failed trail-contract rules and
+the last failure. The page is a jinja2 template (``templates/history.html.j2``); the numbers are those of
 :func:`redo_lib.status.collect_status`. It loads nothing from the network: its scripts and
 stylesheet are copied to ``<work>/reports/static/vendor/`` (:mod:`redo_lib.reports.assets`).
 

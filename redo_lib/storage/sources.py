@@ -175,3 +175,29 @@ def open_input(location: str) -> Any:
 
         return io.BufferedReader(SourceFile(S3Source(location)), buffer_size=1 << 20)
     return location
+
+
+@contextmanager
+def parquet_errors(location: str) -> Iterator[None]:
+    """Within the block, pyarrow failing on the Parquet file ``location`` (truncated, damaged, not
+    Parquet, gone) raises a ``StorageError`` naming it, with pyarrow's own words: pyarrow's message
+    ("Parquet magic bytes not found in footer ...") does not say which file. A ``StorageError``: the
+    batch folder's stored bytes failed us, and a run of the batch from decode writes them again."""
+    import pyarrow as pa
+
+    try:
+        yield
+    except (pa.ArrowException, OSError) as exc:
+        raise StorageError(
+            f"not readable as Parquet: {type(exc).__name__}: {exc}", position=Position(file=location)
+        ) from exc
+
+
+@contextmanager
+def open_parquet(location: str, **options: Any) -> Iterator[Any]:
+    """A Parquet file of a batch folder (:func:`open_input`) as a ``pyarrow.parquet.ParquetFile``
+    for the block (``options`` are its own), what fails reading it named (:func:`parquet_errors`)."""
+    import pyarrow.parquet as pq
+
+    with parquet_errors(location), pq.ParquetFile(open_input(location), **options) as file:
+        yield file

@@ -14,7 +14,7 @@ import pytest
 
 from redo_lib.storage.catalog import BatchStatus, LogCatalog, LogEntry
 
-pytest_plugins = ["tests.dags.airflow_home"]
+pytest_plugins = ["tests.dags.airflow_home", "tests.fixtures.s3"]
 
 REPO = Path(__file__).resolve().parents[2]
 DAGS = REPO / "dags"
@@ -343,6 +343,144 @@ def test_resolve_batch_fails_without_retry_on_a_range_off_the_batch_boundaries(
         resolve(params={"seq_from": 16, "seq_to": 16})
     with pytest.raises(AirflowFailException, match="no batch 'b-9' in the log catalog"):
         resolve(params={"batch_id": "b-9"})
+
+
+# ---- one retry rule for every task: no retry when a retry cannot help --------------------------
+
+
+@pytest.fixture
+def two_databases(s3_endpoint: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """An archive on S3 (moto_server) holding the logs of two databases, REDOTRAIL_DBID not set."""
+    import uuid
+
+    from redo_lib.storage.s3 import s3_client
+    from tests.unit.redo_lib.test_discovery import FOREIGN, RID, archived
+
+    bucket = f"redo-{uuid.uuid4().hex[:12]}"
+    s3 = s3_client()
+    s3.create_bucket(Bucket=bucket)
+    for seq in (15, 16):
+        s3.put_object(Bucket=bucket, Key=f"archive/1_{seq}_{RID}.arc", Body=archived(seq))
+    foreign = archived(1, dbid=FOREIGN, db_name="FOREIGN", rid=777, resetlogs_scn=5)
+    s3.put_object(Bucket=bucket, Key="archive/1_1_777.arc", Body=foreign)
+    monkeypatch.setenv("REDOTRAIL_ARCHIVE_URL", f"s3://{bucket}/archive/")
+    monkeypatch.setenv("REDOTRAIL_CATALOG_DB", str(data_dir / "two.sqlite"))
+    monkeypatch.delenv("REDOTRAIL_DBID", raising=False)
+    return bucket
+
+
+def test_discovery_and_planning_fail_at_once_on_two_databases(
+    discovery_dag: Any, two_databases: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only REDOTRAIL_DBID fixes it: no retry, a minute apart, of the plan task (issue 37, item 4)."""
+    from airflow.sdk.exceptions import AirflowFailException
+
+    from tests.unit.redo_lib.test_discovery import FREE
+
+    discover = discovery_dag.get_task("discover").python_callable
+    plan = discovery_dag.get_task("plan").python_callable
+    found = discover()
+    assert "set REDOTRAIL_DBID" in found["gaps"][0]
+    with pytest.raises(AirflowFailException, match="holds logs of 2 databases .*set REDOTRAIL_DBID"):
+        plan(found, ti=RunsTi())
+    monkeypatch.setenv("REDOTRAIL_DBID", str(FREE))  # the operator sets it: learned by discovery
+    assert len(plan(discover(), ti=RunsTi())) == 1
+    monkeypatch.setenv("REDOTRAIL_DBID", "123")  # another DBID than the catalog learned
+    with pytest.raises(AirflowFailException, match="REDOTRAIL_DBID is 123, but this log catalog captures"):
+        discover()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("REDOTRAIL_MAX_LOGS_PER_BATCH", "0", "REDOTRAIL_MAX_LOGS_PER_BATCH must be a positive integer"),
+        ("REDOTRAIL_DBID", "FREE", "REDOTRAIL_DBID must be a DBID"),
+        ("REDOTRAIL_ARCHIVE_URL", "/archive/", "REDOTRAIL_ARCHIVE_URL must be an s3://bucket/prefix/ URL"),
+    ],
+    ids=["number", "dbid", "archive-url"],
+)
+def test_every_task_fails_at_once_on_a_bad_setting(
+    discovery_dag: Any, pipeline_dag: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch,
+    variable: str, value: str, message: str,
+) -> None:  # fmt: skip
+    from airflow.sdk.exceptions import AirflowFailException
+
+    monkeypatch.setenv(variable, value)
+    calls = {
+        "discover": lambda fn: fn(),
+        "plan": lambda fn: fn({"ready": [], "waiting": [], "gaps": []}, ti=RunsTi()),
+        "resolve_batch": lambda fn: fn(params={"batch_id": "b-000015-000016"}),
+        "report": lambda fn: fn(ti=FakeTi("b-000015-000016")),
+    }
+    if variable == "REDOTRAIL_ARCHIVE_URL":  # read by discovery only
+        calls = {"discover": calls["discover"]}
+    for task_id, call in calls.items():
+        dag = discovery_dag if task_id in discovery_dag.task_dict else pipeline_dag
+        with pytest.raises(AirflowFailException, match=message):
+            call(dag.get_task(task_id).python_callable)
+
+
+def test_an_unreachable_archive_is_left_to_the_retries(
+    discovery_dag: Any, two_databases: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """S3 not answering (here: a bucket that does not exist) raises as it is: the task's retries apply."""
+    from redo_lib.errors import StorageError
+
+    monkeypatch.setenv("REDOTRAIL_ARCHIVE_URL", "s3://no-such-bucket-here/archive/")
+    with pytest.raises(StorageError, match="listing failed"):  # not AirflowFailException
+        discovery_dag.get_task("discover").python_callable()
+
+
+def test_every_python_task_of_both_dags_follows_the_retry_rule(discovery_dag: Any, pipeline_dag: Any) -> None:
+    """dags/common/retries.py around each @task (the Spark stage task has its exit codes)."""
+    tasks = [t for dag in (discovery_dag, pipeline_dag) for t in dag.tasks if hasattr(t, "python_callable")]
+    assert {t.task_id for t in tasks} == {"discover", "plan", "resolve_batch", "report"}
+    assert [
+        t.task_id for t in tasks if not getattr(t.python_callable, "fails_at_once_when_final", False)
+    ] == []
+
+
+# ---- the discover task's log: every log not planned, with its reason ---------------------------
+
+
+def test_the_discover_task_logs_each_log_it_does_not_plan_with_its_reason(
+    discovery_dag: Any, data_dir: Path, s3_endpoint: str, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Not only counts ("3 ready, 0 waiting, gaps: []"): one line per log with its reason (issue 37,
+    item 5); the plan task's line counts every kind."""
+    import logging
+    import uuid
+
+    from redo_lib.storage.s3 import s3_client
+    from tests.fixtures.archive import DBID, put_troubled_archive
+
+    bucket = f"redo-{uuid.uuid4().hex[:12]}"
+    s3_client().create_bucket(Bucket=bucket)
+    where = put_troubled_archive(s3_client(), bucket)
+    monkeypatch.setenv("REDOTRAIL_ARCHIVE_URL", f"s3://{bucket}/archive/")
+    monkeypatch.setenv("REDOTRAIL_CATALOG_DB", str(data_dir / "troubled.sqlite"))
+    monkeypatch.setenv("REDOTRAIL_DBID", str(DBID))
+    caplog.set_level(logging.INFO)
+    found = discovery_dag.get_task("discover").python_callable()
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("redotrail")]
+    expected = {("waiting", loc): why for loc, why in found["waiting"]}
+    expected |= {("rejected", loc): why for loc, why in found["rejected"]}
+    expected |= {("duplicate", loc): why for loc, why in found["duplicates"]}
+    assert len(expected) == 4 and len(found["gaps"]) == 1
+    for (kind, location), reason in expected.items():
+        assert [line for line in lines if line == f"{kind}: {location}: {reason}"], (kind, location, lines)
+    (gap,) = found["gaps"]
+    assert f"gap: {gap}" in lines and where["after_gap"] in gap
+    assert f"discovery: {len(where)} listed" in lines[0]
+    assert "3 ready, 1 waiting, 2 rejected, 1 duplicate, 0 gone, 1 gap" in lines[0]
+    levels = {
+        r.getMessage().split(":")[0]: r.levelno for r in caplog.records if r.name.startswith("redotrail")
+    }
+    assert levels["waiting"] == logging.INFO
+    assert levels["rejected"] == levels["duplicate"] == levels["gap"] == logging.WARNING
+    discovery_dag.get_task("plan").python_callable(found, ti=RunsTi())
+    assert "3 ready, 1 waiting, 2 rejected, 1 duplicate, 0 gone, 1 gap" in capsys.readouterr().out
 
 
 # ---- the Spark stage operator: no retry when a retry cannot help -------------------------------

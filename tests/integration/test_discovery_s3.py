@@ -287,6 +287,22 @@ def test_rejected_duplicate_and_gone_objects(
     assert catalog.get_log(copy).status is LogStatus.DUPLICATE  # type: ignore[union-attr]
 
 
+def test_a_name_off_the_pattern_is_registered_by_its_header_without_a_made_up_thread(
+    bucket: str, catalog: LogCatalog
+) -> None:
+    """``z_resetlogs999_1_4.arc`` is no ``<thread>_<sequence>_<resetlogs>`` name: not thread 999
+    sequence 1 (a mismatch with its header, reported as such); the header names the log, which is
+    registered and planned like any other (issue 37, item 5)."""
+    first = put(bucket, f"archive/1_15_{RID}.arc", synth(15, 1000))
+    odd = put(bucket, "archive/z_resetlogs999_1_4.arc", synth(16, 1010))
+    report = discover(catalog, f"s3://{bucket}/archive/")
+    assert report.mismatches == () and report.gaps == ()
+    assert set(report.ready) == {first, odd}
+    entry = catalog.get_log(odd)
+    assert entry is not None and (entry.thread, entry.sequence, entry.resetlogs_id) == (1, 16, RID)
+    assert entry.note is None and entry.status is LogStatus.DISCOVERED
+
+
 def test_listing_follows_pages(bucket: str) -> None:
     keys = [f"archive/{i}.arc" for i in range(5)]
     for key in keys:

@@ -251,3 +251,84 @@ def test_the_report_task_warns_and_writes_the_operations_report(run: Run) -> Non
     # the numbers the page shows: the open transaction's xid, each batch, the failure
     assert _long_xid(run) in text and all(b["batch_id"] in text for b in run.batches)
     assert "bad checksum" in text and '"mark": {"type": "line"' in text and '"mark": {"type": "bar"' in text
+
+
+# ---- what discovery did not plan, and why (issue 37, item 5) -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def troubled(s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str, str]]:
+    """One discovery run over tests/fixtures/archive.py's archive: a gap, rejected, duplicate and
+    waiting objects beside three ready logs."""
+    from tests.fixtures.archive import DBID, put_troubled_archive
+
+    bucket = f"troubled-{uuid.uuid4().hex[:8]}"
+    s3 = s3_client()
+    s3.create_bucket(Bucket=bucket)
+    where = put_troubled_archive(s3, bucket)
+    data = tmp_path_factory.mktemp("troubled")
+    settings = Settings(
+        archive_url=f"s3://{bucket}/archive/", work_dir=str(data / "work"),
+        catalog_db=str(data / "catalog.sqlite"), warehouse=f"file://{data}/warehouse", dbid=DBID,
+    )  # fmt: skip
+    discover_archive(settings)
+    return settings, where
+
+
+def _unplanned(where: dict[str, str]) -> dict[tuple[str, str], str]:
+    """(kind, location) -> a part of its reason, as discovery's rules word them."""
+    from tests.unit.redo_lib.test_discovery import RID
+
+    gap = "sequence 17 missing before sequence 18; nothing is planned past sequence 16"
+    return {
+        ("gap", where["after_gap"]): gap,
+        ("rejected", where["not_redo"]): "not a redo log: ",
+        ("rejected", where["foreign"]): "DBID 123 (FOREIGN) is not this pipeline's database DBID",
+        ("duplicate", where["duplicate"]): f"same thread 1 sequence 16 resetlogs {RID} as {where['log16']}",
+        ("waiting", where["waiting"]): "header incomplete (still being written?)",
+    }
+
+
+def test_status_lists_every_log_not_planned_with_its_reason(
+    troubled: tuple[Settings, dict[str, str]],
+) -> None:
+    settings, where = troubled
+    expected = _unplanned(where)
+    with LogCatalog(settings.catalog_db) as catalog:
+        doc = collect_status(catalog)
+    listed = {(e["kind"], e["location"]): e["reason"] for e in doc["unplanned_logs"]["logs"]}
+    assert listed.keys() == expected.keys()
+    for key, reason in expected.items():
+        assert reason in listed[key], (key, listed[key])
+    counts = {"gap": 1, "rejected": 2, "duplicate": 1, "waiting": 1, "gone": 0}
+    assert doc["unplanned_logs"]["counts"] == counts
+
+    env = {**os.environ, "REDOTRAIL_CATALOG_DB": settings.catalog_db}
+    base = [sys.executable, "-m", "redo_lib", "status"]
+    proc = subprocess.run([*base, "--json"], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(proc.stdout)["unplanned_logs"] == json.loads(json.dumps(doc["unplanned_logs"]))
+    text = subprocess.run(base, capture_output=True, text=True, env=env, check=True).stdout
+    assert "Logs not planned: 1 gap, 2 rejected, 1 duplicate, 1 waiting" in text
+    lines = text.splitlines()
+    for (kind, location), reason in expected.items():  # one line each: kind, log and reason
+        found = [line for line in lines if f" {kind} " in line and location in line and reason in line]
+        assert len(found) == 1, (kind, location, text)
+
+
+def test_the_operations_report_lists_every_log_not_planned(troubled: tuple[Settings, dict[str, str]]) -> None:
+    from markupsafe import escape  # as jinja2's autoescape writes text
+
+    from redo_lib.reports.history import write_history
+
+    settings, where = troubled
+    with LogCatalog(settings.catalog_db) as catalog:
+        page = Path(write_history(catalog, settings.work_dir))
+    text = page.read_text()
+    assert 'id="unplanned-logs"' in text
+    table = text[text.index('id="unplanned-logs"') :]
+    table = table[: table.index("</table>")]
+    rows = table.split("<tr")[2:]  # after the header row
+    assert len(rows) == len(_unplanned(where))
+    for (kind, location), reason in _unplanned(where).items():
+        found = [r for r in rows if f">{kind}<" in r and location in r and escape(reason) in r]
+        assert len(found) == 1, (kind, location)

@@ -279,37 +279,99 @@ def test_a_broken_trail_fails_names_its_rule_and_publishes_nothing(
     assert not warehouse.exists() and not (folder / "PUBLISHED").exists()
 
 
-def test_a_change_to_an_unknown_object_in_scope_fails_and_names_it(
-    session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _unknown_object_batch(tmp_path: Path) -> Path:
     """counts.json as assemble writes it when a table created after the dictionary's export (object
-    90001, above its max_object_id) had 4 changes, and SEG$ (object 14) 2 changes out of scope."""
+    90001, above its max_object_id) had 4 changes, a table the export lists for captured owner
+    AUDIT but does not describe (AUDIT.EVENTS, object 70010) 1, and SEG$ (object 14) 2 changes out
+    of scope."""
     batch = batch_one()
     trail = records(batch.txns)
     counts: dict[str, Any] = counts_of(batch, trail)
-    counts["decoded"] |= {"OBJ_90001": {"INSERT": 3, "UPDATE": 1}, "OBJ_14": {"UPDATE": 2}}
-    counts["unknown_in_scope_ops"] = {"OBJ_90001": {"INSERT": 3, "UPDATE": 1}}
-    counts["unknown_in_scope"] = {"90001": {"changes": 4, "first_scn": 1002}}
+    counts["decoded"] |= {"OBJ_90001": {"INSERT": 3, "UPDATE": 1}, "OBJ_14": {"UPDATE": 2},
+                          "AUDIT.EVENTS": {"DELETE": 1}}  # fmt: skip
+    counts["unknown_in_scope_ops"] = {"OBJ_90001": {"INSERT": 3, "UPDATE": 1}, "AUDIT.EVENTS": {"DELETE": 1}}
+    counts["unknown_in_scope"] = {
+        "90001": {"changes": 4, "first_scn": 1002, "name": "OBJ_90001", "reason": "created_after_export"},
+        "70010": {"changes": 1, "first_scn": 1003, "name": "AUDIT.EVENTS", "reason": "not_in_dictionary"},
+    }
     counts["out_of_scope"] = {"OBJ_14": {"UPDATE": 2}}
-    counts["unknown_objects"] = {"14": 2, "90001": 4}
+    counts["unknown_objects"] = {"14": 2, "70010": 1, "90001": 4}
     counts["scope"] = {"capture": None, "max_object_id": 90000, "unclassified_changes": 0}
-    folder = write_batch(tmp_path / "batches", batch, trail, counts)
+    return write_batch(tmp_path / "batches", batch, trail, counts)
+
+
+def test_a_change_to_an_unknown_object_in_scope_fails_and_names_it(
+    session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _unknown_object_batch(tmp_path)
     assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
     assert not (folder / "VALIDATED").exists()
     summary = _summary(folder)
-    assert summary["failed"] == [{"name": "known_objects_in_scope", "rule": 2, "unexpected_count": 1}]
+    assert summary["failed"] == [{"name": "known_objects_in_scope", "rule": 2, "unexpected_count": 2}]
     (failed,) = [r for r in summary["rules"] if not r["success"]]
     assert [row["detail"] for row in failed["sample_rows"]] == [
-        {"obj": 90001, "changes": 4, "first_scn": 1002}
+        {
+            "obj": 90001,
+            "name": "OBJ_90001",
+            "reason": "created_after_export",
+            "changes": 4,
+            "first_scn": 1002,
+        },
+        {
+            "obj": 70010,
+            "name": "AUDIT.EVENTS",
+            "reason": "not_in_dictionary",
+            "changes": 1,
+            "first_scn": 1003,
+        },
     ]
+    problems = [row["problem"] for row in failed["sample_rows"]]
+    assert "created after the export" in problems[0]
+    assert "to AUDIT.EVENTS (object 70010)" in problems[1] and "captured owner AUDIT" in problems[1]
     assert "export_dictionary.sql" in failed["remedy"] and "REDOTRAIL_DICTIONARY" in failed["remedy"]
     assert summary["scope"]["out_of_scope"] == {"changes": 2, "objects": {"OBJ_14": 2}}
-    assert summary["scope"]["unknown_in_scope"]["objects"] == {"90001": {"changes": 4, "first_scn": 1002}}
+    assert set(summary["scope"]["unknown_in_scope"]["objects"]) == {"90001", "70010"}
     (page,) = [p.read_text() for p in (folder / "report" / "docs" / "validations").rglob("*.html")]
     assert "export_dictionary.sql" in page and "2 changes out of scope" in page
     out = capsys.readouterr().out
-    assert "2 changes out of scope, 4 changes to 1 unknown objects in scope" in out
-    assert "rule 2 known_objects_in_scope failed: 1 unexpected" in out
+    assert "2 changes out of scope, 5 changes to 2 unknown objects in scope" in out
+    assert "rule 2 known_objects_in_scope failed: 2 unexpected" in out
+
+
+GX_BATCH_WARNING = "unexpected_rows_query should contain the {batch} parameter"
+
+
+def test_validation_says_nothing_of_the_batch_parameter_and_a_failing_rule_keeps_its_samples(
+    session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """GX prints and logs its {batch} warning each time it builds a query rule without the parameter
+    (a dozen times per rule and run): the stage's log was mostly that line (issue 37, item 6). Every
+    rule's query reads the batch, so it is never said; known_objects_in_scope, whose offending rows
+    come from counts.json, still fails with them."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="great_expectations")
+    folder = _unknown_object_batch(tmp_path)
+    assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
+    printed = capsys.readouterr()
+    assert (printed.out + printed.err).count(GX_BATCH_WARNING) == 0
+    assert [r.getMessage() for r in caplog.records if GX_BATCH_WARNING in r.getMessage()] == []
+    summary = _summary(folder)
+    unknown = sorted(int(obj) for obj in json.loads((folder / "counts.json").read_text())["unknown_in_scope"])
+    failed_rule = {"name": "known_objects_in_scope", "rule": 2, "unexpected_count": len(unknown)}
+    assert summary["failed"] == [failed_rule]  # one offending row per unknown object
+    (failed,) = [r for r in summary["rules"] if not r["success"]]
+    assert sorted(row["detail"]["obj"] for row in failed["sample_rows"]) == unknown
+    assert all(row["problem"] for row in failed["sample_rows"])
+    assert f"rule 2 known_objects_in_scope failed: {len(unknown)} unexpected" in printed.out
+
+
+def test_every_sql_rule_reads_the_batch() -> None:
+    """What GX asks of an UnexpectedRowsExpectation: its query names ``{batch}``."""
+    from string import Formatter
+
+    for path in sorted(validate.SQL_DIR.glob("*.sql")):
+        assert "batch" in [f[1] for f in Formatter().parse(path.read_text())], path.name
 
 
 def _ddl_batch() -> tuple[Batch, list[Any], dict[str, Any]]:

@@ -29,6 +29,7 @@ from redo_lib.discovery import (
     finish_batch,
     learn_source,
     name_mismatch,
+    parse_log_name,
     plan_backfill,
     plan_batches,
     plan_pending,
@@ -208,13 +209,37 @@ def test_a_changed_object_waits_one_listing() -> None:
         ("s3://a/archive/redo.log", (1, 15, RID), None),
         ("s3://a/archive/2_15_1224959854.arc", (1, 15, RID), "thread 2"),
         ("s3://a/archive/1_15_1.arc", (1, 15, RID), "resetlogs 1,"),
+        ("s3://a/archive/z_resetlogs999_1_4.arc", (1, 15, RID), None),
     ],
-    ids=["same", "oracle-default-format", "no-pattern", "other-thread", "other-resetlogs"],
+    ids=["same", "oracle-default-format", "no-pattern", "other-thread", "other-resetlogs", "not-the-pattern"],
 )
 def test_name_mismatch(name: str, header: tuple[int, int, int], mismatch: str | None) -> None:
     note = name_mismatch(name, *header)
     assert (note is None) == (mismatch is None)
     assert mismatch is None or (note is not None and mismatch in note)
+
+
+@pytest.mark.parametrize(
+    ("name", "identity"),
+    [
+        ("1_15_1224959854.arc", (1, 15, RID)),
+        ("s3://a/archive/2_0000000015_1224959854.arc", (2, 15, RID)),  # %S: zero-padded
+        ("arch1_15_1224959854.dbf", (1, 15, RID)),  # Oracle's arch%t_%s_%r.dbf
+        ("z_resetlogs999_1_4.arc", None),
+        ("resetlogs999_1_4.arc", None),
+        ("x1_15_7.arc", None),
+        ("1_15_7_8.arc", None),
+        ("1_15_7.arc.tmp", None),
+        ("1_15_7", None),
+        ("redo.log", None),
+    ],
+)
+def test_the_log_name_is_parsed_only_when_it_is_the_pattern(
+    name: str, identity: tuple[int, int, int] | None
+) -> None:
+    """``<thread>_<sequence>_<resetlogs>.<ext>``, the whole name or nothing: no thread is made up of
+    the digits inside another name (issue 37, item 5)."""
+    assert parse_log_name(name) == identity
 
 
 # ---- continuity ---------------------------------------------------------------------------------

@@ -33,3 +33,15 @@ def test_an_error_prints_its_position_only_when_one_is_known(error: RedoError, t
 def test_an_empty_position_is_not_known() -> None:
     assert not Position().known
     assert Position(line=3).known and Position(offset=0).known
+
+
+def test_the_retry_rule() -> None:
+    """One rule for every task (issue 37, item 4): an error no retry can fix is final; storage
+    errors and anything unknown may pass on retry."""
+    from redo_lib.errors import StorageError, retry_can_help
+
+    assert not retry_can_help(RedoError("REDOTRAIL_DBID must be a DBID"))
+    assert not retry_can_help(LogSetError("the archive holds logs of 2 databases"))
+    assert not retry_can_help(ChecksumError("bad checksum"))
+    assert retry_can_help(StorageError("listing failed"))
+    assert retry_can_help(OSError("connection reset"))

@@ -206,3 +206,30 @@ def test_passwords_in_uris_are_masked_in_the_report_and_the_line(
         "Failed to connect: jdbc:postgresql://db:5432/ice?user=u&password=***: refused; "
         "postgresql://u:***@db/x; jdbc:sqlite:/tmp/catalog.db"
     )
+
+
+@pytest.mark.parametrize(
+    ("stage", "kept"),
+    [("decode", []), ("assemble", []), ("validate", []), ("publish", ["VALIDATED", "PUBLISHED"])],
+)
+@pytest.mark.parametrize("fails", [False, True], ids=["passes", "fails"])
+def test_a_stage_removes_the_markers_it_makes_stale_before_it_runs(
+    tmp_path: Path, stage: str, kept: list[str], fails: bool
+) -> None:
+    """Run by hand over a batch an earlier run published, decode, assemble and validate remove
+    VALIDATED and PUBLISHED before their body runs, whether it passes or fails: their output is the
+    input of the stages that wrote them. Publish keeps both: it needs VALIDATED, and PUBLISHED is
+    its record that the manifest's publication is committed (exactly once)."""
+    for marker in ("VALIDATED", "PUBLISHED"):
+        (tmp_path / marker).write_text("{}")
+    seen: list[list[str]] = []
+
+    def body() -> int:
+        seen.append(sorted(p.name for p in tmp_path.iterdir() if p.name in ("VALIDATED", "PUBLISHED")))
+        if fails:
+            raise ChecksumError("checksum mismatch", position=WHERE)
+        return 0
+
+    assert run_stage(stage, tmp_path, body) == (EXIT_INPUT_ERROR if fails else 0)
+    assert seen == [sorted(kept)]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name in ("VALIDATED", "PUBLISHED")) == sorted(kept)
