@@ -233,12 +233,13 @@ def cmd_synth(argv: Sequence[str]) -> int:
     return run(argv)
 
 
-def cmd_status(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
+def cmd_status(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Lag per thread, logs not planned, batches, open transactions, last failure: from the log catalog."""
-    from redo_lib.discovery.tasks import Settings  # the catalog and its settings: only this command
+    from redo_lib.discovery.tasks import DEMO_DATA_DIR, Settings  # the catalog and its settings
     from redo_lib.status import (
         WARN_LONG_TRANS_ENV,
         collect_status,
+        missing_catalog,
         parse_duration,
         render_status,
         warn_threshold,
@@ -247,6 +248,12 @@ def cmd_status(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
 
     parser = argparse.ArgumentParser(prog=f"{PROG} status", description=cmd_status.__doc__)
     parser.add_argument("--catalog", metavar="DB", help="the log catalog (default: REDOTRAIL_CATALOG_DB)")
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="an embedded run's data folder, e.g. data/demo after ./redotrail demo (default: REDOTRAIL_DATA_DIR, "
+        "else data/): its log catalog",
+    )
     parser.add_argument("--json", action="store_true", help="print the status document as JSON (monitoring)")
     parser.add_argument(
         "--warn-long-trans", metavar="AGE", type=parse_duration, default=None,
@@ -254,7 +261,15 @@ def cmd_status(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     )  # fmt: skip
     args = parser.parse_args(argv)
     threshold = warn_threshold() if args.warn_long_trans is None else args.warn_long_trans
-    with LogCatalog(args.catalog or Settings.from_env().catalog_db) as catalog:
+    env = dict(os.environ) | ({"REDOTRAIL_DATA_DIR": args.data_dir} if args.data_dir else {})
+    if args.data_dir:
+        env.pop("REDOTRAIL_CATALOG_DB", None)  # the folder's own catalog
+    location = args.catalog or Settings.from_env(env).catalog_db
+    missing = missing_catalog(location, DEMO_DATA_DIR)
+    if missing is not None:
+        err.write(missing + "\n")
+        return 1
+    with LogCatalog(location) as catalog:
         doc = collect_status(catalog, warn_after_s=threshold)
     out.write(json.dumps(doc, indent=2) + "\n" if args.json else render_status(doc))
     return 0

@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from redo_lib.discovery.tasks import DEMO_DATA_DIR
 from redo_lib.embedded import REPO, Embedded
 from redo_lib.pipeline import decode_logs, open_source, read_header
 from redo_lib.scn import render_scn
@@ -69,6 +70,22 @@ def show_batch(e: Embedded, batch_id: str) -> None:
     print(f"   validation: {'passed' if summary.get('success') else 'FAILED'} "
           f"({len(summary.get('rules', []))} trail-contract checks{', failed: ' + str(failed) if failed else ''})")  # fmt: skip
     print(f"   data-quality report: {folder / 'report' / 'docs' / 'index.html'}")
+
+
+def look_closer(root: Path) -> str:
+    """The demo's last lines: the commands that show its pipeline again (each works on ``root``,
+    after the demo's S3 server has stopped)."""
+    here = Path.cwd()
+    shown = root.relative_to(here) if root.is_relative_to(here) else root
+    return "\n".join(
+        [
+            "== What to look at next",
+            f"  .venv/bin/python -m redo_lib status --data-dir {shown}          # lag, batches, logs, last failure",
+            f"  .venv/bin/python -m redo_lib status --data-dir {shown} --json   # the same for monitoring",
+            f"  {shown / 'work' / 'reports' / 'index.html'}   # the operations report across batches",
+            f"  {shown / 'work' / 'batches'}/<batch>/report/docs/index.html   # each batch's data-quality report",
+        ]
+    )
 
 
 def run_pipeline(root: Path, scenario: Path) -> int:
@@ -127,7 +144,8 @@ def run_pipeline(root: Path, scenario: Path) -> int:
             print(
                 f"    -> {len(rows)} rows; {'equals' if same else 'DIFFERS from'} the scenario's final state\n"
             )
-        print(f"  done in {time.monotonic() - started:.0f} s; Airflow logs: {root / 'logs'}")
+        print(f"  done in {time.monotonic() - started:.0f} s; Airflow logs: {root / 'logs'}\n")
+        print(look_closer(root))
         return 0
     finally:
         stop(proc)
@@ -139,9 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scenario", type=Path, default=REPO / "include" / "scenarios" / "long_transaction.yaml"
     )
-    parser.add_argument(
-        "--root", type=Path, default=REPO / "data" / "demo", help="the demo's data folder (reset)"
-    )
+    parser.add_argument("--root", type=Path, default=DEMO_DATA_DIR, help="the demo's data folder (reset)")
     parser.add_argument("--decode-only", action="store_true", help="only part 1 (no Airflow/Spark run)")
     args = parser.parse_args(argv)
     show_real_logs(args.realdata)

@@ -52,6 +52,22 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+def missing_catalog(location: str, demo_dir: os.PathLike[str] | str | None = None) -> str | None:
+    """What to say when the log catalog at ``location`` (a local path) does not exist, rather than
+    create an empty one and show nothing: where it was looked for and, when ``demo_dir`` holds a
+    catalog (``./redotrail demo`` ran), the command that shows the demo's pipeline. None when it
+    exists or is a database URL."""
+    if "://" in location or os.path.exists(location):
+        return None
+    text = f"no log catalog at {location}: nothing has been discovered with these settings yet"
+    demo = os.path.join(os.fspath(demo_dir), "catalog", "logs.sqlite") if demo_dir is not None else None
+    if demo is not None and os.path.exists(demo) and os.path.abspath(demo) != os.path.abspath(location):
+        text += (
+            f"; the demo's pipeline: python -m redo_lib status --data-dir {os.path.relpath(demo_dir or '')}"
+        )
+    return text
+
+
 def parse_duration(text: str) -> float:
     """``90``, ``90s``, ``30m``, ``1h``, ``2d`` -> seconds (as WARNLONGTRANS takes them)."""
     match = _DURATION.match(text)

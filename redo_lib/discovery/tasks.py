@@ -21,6 +21,8 @@ from redo_lib.storage.catalog import BatchKind, BatchStatus, LogCatalog, join_lo
 from redo_lib.trail.emit import capture_options, image_options
 
 REPO = Path(__file__).resolve().parents[2]
+DEFAULT_DATA_DIR = REPO / "data"  # REDOTRAIL_DATA_DIR's default: the embedded default's folder
+DEMO_DATA_DIR = DEFAULT_DATA_DIR / "demo"  # what ./redotrail demo runs in (redo_lib/demo.py)
 
 
 @final
@@ -47,7 +49,7 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        data = Path(env.get("REDOTRAIL_DATA_DIR") or REPO / "data")
+        data = Path(env.get("REDOTRAIL_DATA_DIR") or DEFAULT_DATA_DIR)
 
         def number(name: str, default: int) -> int:
             text = env.get(name) or str(default)

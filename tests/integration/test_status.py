@@ -16,6 +16,7 @@ import datetime as dt
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import uuid
@@ -36,7 +37,7 @@ from redo_lib.batches import (
 from redo_lib.discovery import Settings, discover_archive, plan_pending
 from redo_lib.discovery.tasks import report_batch, resolve_batch
 from redo_lib.reports.assets import external_resources
-from redo_lib.status import collect_status, render_age, render_status
+from redo_lib.status import collect_status, missing_catalog, render_age, render_status
 from redo_lib.storage.catalog import LogCatalog
 from redo_lib.storage.s3 import s3_client
 from redo_lib.synth import generate, load_scenario
@@ -217,6 +218,37 @@ def test_status_command_prints_json_and_text(run: Run) -> None:
     proc = subprocess.run(base, capture_output=True, text=True, env={**os.environ, **env}, check=True)
     assert "WARNING: long-running transaction " + _long_xid(run) in proc.stdout
     assert "Open transactions: 1" in proc.stdout
+
+
+def test_status_reads_a_data_folder_and_says_where_it_looked_when_nothing_is_there(
+    run: Run, tmp_path: Path
+) -> None:
+    """Issue 31: after ./redotrail demo, `status` read the default settings' catalog (created empty)
+    and said "no logs discovered yet". `--data-dir` reads an embedded run's folder (the demo's,
+    data/demo, has the layout copied here), and a catalog that is not there is said, with where it
+    was looked for, instead of an empty one made and shown."""
+    folder = tmp_path / "demo"
+    (folder / "catalog").mkdir(parents=True)
+    shutil.copy(run.settings.catalog_db, folder / "catalog" / "logs.sqlite")
+    empty = tmp_path / "elsewhere"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REDOTRAIL_")}
+    env["REDOTRAIL_DATA_DIR"] = str(empty)
+    base = [sys.executable, "-m", "redo_lib", "status"]
+    proc = subprocess.run(
+        [*base, "--data-dir", str(folder), "--json"], capture_output=True, text=True, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["batches"]["total"] == 3 and doc["batches"]["by_status"]["published"] == 2
+    proc = subprocess.run(base, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert f"no log catalog at {empty / 'catalog' / 'logs.sqlite'}" in proc.stderr
+    assert not empty.exists()  # nothing made where nothing was
+    # with the demo's folder there, the message names the command that shows it
+    hint = missing_catalog(str(empty / "catalog" / "logs.sqlite"), folder)
+    assert hint is not None and f"status --data-dir {os.path.relpath(folder)}" in hint
+    assert missing_catalog(str(folder / "catalog" / "logs.sqlite"), folder) is None
+    assert missing_catalog("postgresql://catalog/redotrail", folder) is None
 
 
 def test_the_report_task_warns_and_writes_the_operations_report(run: Run) -> None:
