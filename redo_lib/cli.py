@@ -163,7 +163,14 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
         "--dictionary", metavar="D", help="Redotrail dictionary JSON or OLR schema checkpoint"
     )
     source.add_argument("--schemaless", action="store_true", help="no dictionary: OBJ_<n>, COL_<n> as hex")
-    parser.add_argument("--format", choices=("jsonl", "table"), default="jsonl")
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "table", "parquet"),
+        default="jsonl",
+        help="jsonl (default): one JSON object per trail record; table: for people; parquet: the trail "
+        "schema (what the pipeline's trail/ holds; DuckDB, Spark, pyarrow read it) into --out",
+    )
+    parser.add_argument("--out", metavar="DIR", help="with --format parquet: the folder for trail.parquet")
     parser.add_argument("--emit-unknown", action="store_true", help="also emit objects the dictionary lacks")
     parser.add_argument(
         "--images",
@@ -182,6 +189,8 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
     parser.add_argument("--summary", action="store_true", help="print the decode summary (JSON) to stderr")
     parser.add_argument("--progress", action="store_true", help="progress on stderr even when not a tty")
     args = parser.parse_args(argv)
+    if (args.format == "parquet") != (args.out is not None):
+        parser.error("--format parquet writes into --out DIR, and --out goes with --format parquet")
     kinds = {args.input} if args.input != "auto" else {input_kind(log) for log in args.logs}
     if len(kinds) > 1:
         parser.error("the LOGs mix archived logs and logfile dumps: give one kind per batch")
@@ -199,8 +208,16 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
             options=EmitOptions(emit_unknown=args.emit_unknown, **image_options(args.images.split(","))),
             policy=ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE,
             allow_gaps=args.allow_gaps,
+            records=args.format != "parquet",  # the trail stays Arrow rows: no Python object per row
         )
-    if args.format == "jsonl":
+    if args.format == "parquet":
+        import pyarrow.parquet as pq
+
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "trail.parquet")
+        pq.write_table(result.trail_table(), path, row_group_size=64 * 1024)
+        err.write(f"trail written to {path}\n")
+    elif args.format == "jsonl":
         for record in result.trail:
             out.write(json.dumps(record.to_dict()) + "\n")
     else:

@@ -285,11 +285,36 @@ class DecodeResult:
     unknown_objects: Counter[int] = field(default_factory=Counter)
     issues: list[tuple[str, str, Position]] = field(default_factory=list)
     counts: dict[str, Any] = field(default_factory=dict)  # reconciliation, docs/pipeline-contract.md
+    # the trail as the core's staged rows in commit order (a pyarrow Table of
+    # ``native.staged_trail_schema()``), where ``records=False`` asked for no ``TrailRecord``s
+    trail_rows: Any = None
+
+    @property
+    def trail_count(self) -> int:
+        """The number of trail records, whichever form holds them."""
+        return len(self.trail) if self.trail_rows is None else self.trail_rows.num_rows
+
+    def trail_table(self) -> Any:
+        """The trail as an Arrow table of ``trail_schema()`` (``trail_seq`` 0..n-1 in commit order),
+        from the staged rows: what ``decode --format parquet`` writes, no Python object per row."""
+        import pyarrow as pa
+
+        from redo_lib.trail.schema import to_arrow, trail_schema
+
+        if self.trail_rows is None:
+            return to_arrow(self.trail)
+        schema = trail_schema()
+        rows = self.trail_rows.set_column(
+            self.trail_rows.schema.get_field_index("trail_seq"),
+            "trail_seq",
+            pa.array(range(self.trail_rows.num_rows), pa.int64()),
+        )
+        return rows.select(schema.names).cast(schema)
 
     def summary(self) -> dict[str, Any]:
         return {
             "records": self.report.records,
-            "trail_records": len(self.trail),
+            "trail_records": self.trail_count,
             "transactions": self.emit.get("transactions", 0),
             "open_transactions_carried": sum(1 for e in self.carried_out if e.kind.name == "BEGIN"),
             "assembly": dict(self.assembly),
@@ -476,8 +501,10 @@ def decode_logs(
     carried_lobs: Sequence[str] = (),
     lobs_out: str | None = None,
     allow_gaps: bool = False,
+    records: bool = True,
 ) -> DecodeResult:
     """Decode a batch of archived logs in one process: the reference for the Spark stages.
+    ``records=False``: the trail as Arrow rows only (``DecodeResult.trail_rows``), no ``TrailRecord``.
     ``hold_from``: the batch's watermark SCN (``Manifest.watermark_scn``): transactions committing at
     or above it are carried out, not emitted (held commits, docs/pipeline-contract.md).
     ``carried_lobs`` / ``lobs_out``: the LOB pages carried in and out (``assemble_batches``).
@@ -498,6 +525,7 @@ def decode_logs(
         hold_from=hold_from,
         carried_lobs=carried_lobs,
         lobs_out=lobs_out,
+        records=records,
     )
 
 
@@ -529,6 +557,7 @@ def decode_dumps(
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     hold_from: int | None = None,
     allow_gaps: bool = False,
+    records: bool = True,
 ) -> DecodeResult:
     """:func:`decode_logs` for logfile dumps: the text parser's records (``dump.parse_dump``), their
     change events, and the same assembly and emitter as binary logs.
@@ -569,7 +598,7 @@ def decode_dumps(
     events = merge_thread_events([iter(threads[t]) for t in sorted(threads)]) if threads else iter(())
     return assemble_and_emit(
         events, dictionary, carried=carried, options=options, policy=policy, memory_limit=memory_limit,
-        report=report, hold_from=hold_from,
+        report=report, hold_from=hold_from, records=records,
     )  # fmt: skip
 
 
@@ -589,12 +618,13 @@ def assemble_and_emit(
     report: DecodeReport | None = None,
     hold_from: int | None = None,
     chunk: int = 8192,
+    records: bool = True,
 ) -> DecodeResult:
     """Events in redo order (from binary logs or dump text) -> committed transactions -> trail:
     :func:`assemble_batches` over the events as record batches."""
     return assemble_batches(
         events_to_arrow(events, chunk), dictionary, carried=carried, options=options, policy=policy,
-        memory_limit=memory_limit, report=report, hold_from=hold_from, chunk=chunk,
+        memory_limit=memory_limit, report=report, hold_from=hold_from, chunk=chunk, records=records,
     )  # fmt: skip
 
 
@@ -642,6 +672,7 @@ def assemble_batches(
     chunk: int = 8192,
     carried_lobs: Sequence[str] = (),
     lobs_out: str | None = None,
+    records: bool = True,
 ) -> DecodeResult:
     """Event record batches in redo order -> committed transactions -> trail, in the Rust core
     (``native.Assembler``: the transaction table and the emitter the Spark stage runs), in one
@@ -675,7 +706,7 @@ def assemble_batches(
     trail_rows = trail_rows.sort_by([(name, "ascending") for name in ORDER_FIELDS])
     trail: list[TrailRecord] = []
     commits: list[tuple[int, int]] = []
-    for row in trail_rows.to_pylist():
+    for row in trail_rows.to_pylist() if records else ():
         commits.append((row["order_thread"], row["order_seq"]))
         trail.append(from_row(row))
     stage.carry_out()
@@ -704,6 +735,7 @@ def assemble_batches(
         unknown_objects=Counter(emitter.unknown_objects),
         issues=list(table.issues),
         counts=counts,
+        trail_rows=None if records else trail_rows,
     )
 
 
