@@ -208,7 +208,7 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
             options=EmitOptions(emit_unknown=args.emit_unknown, **image_options(args.images.split(","))),
             policy=ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE,
             allow_gaps=args.allow_gaps,
-            records=args.format != "parquet",  # the trail stays Arrow rows: no Python object per row
+            records=args.format == "table",  # else the trail stays Arrow rows: no Python object per row
         )
     if args.format == "parquet":
         import pyarrow.parquet as pq
@@ -218,8 +218,20 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
         pq.write_table(result.trail_table(), path, row_group_size=64 * 1024)
         err.write(f"trail written to {path}\n")
     elif args.format == "jsonl":
-        for record in result.trail:
-            out.write(json.dumps(record.to_dict()) + "\n")
+        from redo_lib.native import native
+
+        # JSON lines rendered by the core (``render_jsonl``: the bytes json.dumps(record.to_dict())
+        # gives, ASCII only), a record batch at a time
+        binary = getattr(out, "buffer", None)
+        out.flush()
+        for batch in result.trail_rows.to_batches(max_chunksize=8192):
+            lines = native.render_jsonl(batch)
+            if binary is not None:
+                binary.write(lines)
+            else:
+                out.write(lines.decode("ascii"))
+        if binary is not None:
+            binary.flush()
     else:
         out.write(
             f"{'XID':<12} {'COMMIT SCN':>12} {'IND':>3} {'OP':<9} {'TABLE':<30} {'ROWID':<18} COLUMNS\n"

@@ -8,6 +8,7 @@ mod assembly;
 mod convert;
 mod emit;
 mod errors;
+mod jsonl;
 mod mirror;
 mod stage;
 mod values;
@@ -313,5 +314,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stage::carried_schema, m)?)?;
     m.add_class::<mirror::MirrorFold>()?;
     m.add_function(wrap_pyfunction!(mirror::fold_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(jsonl::render_jsonl, m)?)?;
     Ok(())
 }

@@ -7,6 +7,7 @@
 pub mod ddl;
 pub mod dictionary;
 pub mod emit;
+pub mod jsonl;
 pub mod lob_carry;
 pub mod lobs;
 pub mod rows;
