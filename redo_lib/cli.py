@@ -15,16 +15,17 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from redo_lib.dump.render import V12_2, render_header, render_record
 from redo_lib.errors import ErrorPolicy, RedoError
-from redo_lib.format import HEADER_PROBE_SIZE
-from redo_lib.format.model import LogHeader, RedoRecord
-from redo_lib.format.native_records import parse_header, read_records
 from redo_lib.progress import Progress
 from redo_lib.report import DecodeReport
-from redo_lib.storage import LocalFileSource
+
+# each command imports what it uses when it runs: `decode` never loads the dump renderer, the format
+# model or the storage classes that `dump` and `stats` read with (start-up, docs/benchmarks.md)
+if TYPE_CHECKING:
+    from redo_lib.format.model import LogHeader, RedoRecord
+    from redo_lib.storage import LocalFileSource
 
 PROG = "python -m redo_lib"
 
@@ -45,6 +46,10 @@ def _log_parser(name: str, description: str) -> argparse.ArgumentParser:
 
 
 def _open(path: str) -> tuple[LocalFileSource, LogHeader]:
+    from redo_lib.format import HEADER_PROBE_SIZE
+    from redo_lib.format.native_records import parse_header
+    from redo_lib.storage import LocalFileSource
+
     source = LocalFileSource(path)
     return source, parse_header(source.read(0, HEADER_PROBE_SIZE), source.name)
 
@@ -52,6 +57,8 @@ def _open(path: str) -> tuple[LocalFileSource, LogHeader]:
 def _records(args: argparse.Namespace, source: LocalFileSource, report: DecodeReport) -> Iterator[RedoRecord]:
     """The records of the range, read by the Rust core from the file's bytes (a tool's read: the
     decode path reads block ranges, ``pipeline.decode_range_arrow``)."""
+    from redo_lib.format.native_records import read_records
+
     policy = ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE
     data = source.read(0, source.size)
     return read_records(
@@ -61,6 +68,8 @@ def _records(args: argparse.Namespace, source: LocalFileSource, report: DecodeRe
 
 def cmd_dump(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     """Print the log as ALTER SYSTEM DUMP LOGFILE-style text (FILE HEADER, REDO RECORD, CHANGE lines)."""
+    from redo_lib.dump.render import V12_2, render_header, render_record
+
     args = _log_parser("dump", cmd_dump.__doc__ or "").parse_args(argv)
     source, header = _open(args.log)
     with source:
