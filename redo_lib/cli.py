@@ -224,7 +224,11 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
 
         os.makedirs(args.out, exist_ok=True)
         path = os.path.join(args.out, "trail.parquet")
-        pq.write_table(result.trail_table(), path, row_group_size=64 * 1024)
+        from redo_lib.trail.schema import trail_schema
+
+        with pq.ParquetWriter(path, trail_schema()) as writer:  # a record batch at a time
+            for batch in result.trail_batches():
+                writer.write_batch(batch, row_group_size=64 * 1024)
         err.write(f"trail written to {path}\n")
     elif args.format == "jsonl":
         from redo_lib.native import native
@@ -233,7 +237,7 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
         # gives, ASCII only), a record batch at a time
         binary = getattr(out, "buffer", None)
         out.flush()
-        for batch in result.trail_rows.to_batches(max_chunksize=8192):
+        for batch in result.staged_batches():
             lines = native.render_jsonl(batch)
             if binary is not None:
                 binary.write(lines)

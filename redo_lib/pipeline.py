@@ -88,6 +88,8 @@ TAIL_BYTES = 1 << 20
 #: The most of a range one call of the core decodes: what bounds a decode's memory. The size of a
 #: Spark decode unit (``batches.DEFAULT_RANGE_BYTES``), so a unit is one walk of the reader.
 STEP_BYTES = 64 << 20
+#: the step of the single-process decode (``iter_batch_arrow``: the ``decode`` command, ``decode_logs``)
+SINGLE_STEP_BYTES = 8 << 20
 
 
 def decode_range_arrow(
@@ -285,42 +287,50 @@ class DecodeResult:
     unknown_objects: Counter[int] = field(default_factory=Counter)
     issues: list[tuple[str, str, Position]] = field(default_factory=list)
     counts: dict[str, Any] = field(default_factory=dict)  # reconciliation, docs/pipeline-contract.md
-    # the trail as the core's staged rows in commit order (a pyarrow Table of
-    # ``native.staged_trail_schema()``), where ``records=False`` asked for no ``TrailRecord``s
-    trail_rows: Any = None
+    # where ``records=False`` asked for no ``TrailRecord``: the core's staged trail rows, put in
+    # commit order with bounded memory (``trail.order.CommitOrder``), read once by
+    # ``staged_batches`` or ``trail_batches``
+    trail_order: Any = None
 
     @property
     def trail_count(self) -> int:
         """The number of trail records, whichever form holds them."""
-        return len(self.trail) if self.trail_rows is None else self.trail_rows.num_rows
+        return len(self.trail) if self.trail_order is None else int(self.trail_order.rows)
 
-    def trail_table(self) -> Any:
-        """The trail as an Arrow table of ``trail_schema()`` (``trail_seq`` 0..n-1 in commit order),
-        from the staged rows: what ``decode --format parquet`` writes, no Python object per row."""
+    def staged_batches(self, chunk: int = 8192) -> Iterator[Any]:
+        """The trail in commit order as record batches of ``native.staged_trail_schema()`` (once)."""
+        if self.trail_order is None:
+            raise ValueError("the trail was decoded as records (records=True): use .trail")
+        return self.trail_order.batches(chunk)  # type: ignore[no-any-return]
+
+    def trail_batches(self, chunk: int = 8192) -> Iterator[Any]:
+        """The trail as record batches of ``trail_schema()`` (``trail_seq`` 0..n-1 in commit order):
+        what ``decode --format parquet`` writes, no Python object per row (once)."""
         import pyarrow as pa
-
-        from redo_lib.trail.schema import to_arrow, trail_schema
-
-        if self.trail_rows is None:
-            return to_arrow(self.trail)
-        schema = trail_schema()
         import pyarrow.compute as pc
 
-        n = self.trail_rows.num_rows
-        # 0, 1, ..., n-1 as the running sum of 0, 1, 1, ...: no Python value converted (_constant_bools)
-        steps = pa.py_buffer(bytes(8) + (1).to_bytes(8, "little") * max(n - 1, 0)) if n else pa.py_buffer(b"")
-        seq = pc.cumulative_sum(pa.Array.from_buffers(pa.int64(), n, [None, steps]))
-        rows = self.trail_rows.set_column(
-            self.trail_rows.schema.get_field_index("trail_seq"), "trail_seq", seq
-        )
-        return rows.select(schema.names).cast(schema)
+        from redo_lib.trail.schema import trail_schema
+
+        schema = trail_schema()
+        first = 0
+        for batch in self.staged_batches(chunk):
+            n = batch.num_rows
+            # first, first + 1, ... as the running sum of first, 1, 1, ...: no Python value
+            # converted (pyarrow converts one through pandas, _constant_bools)
+            steps = first.to_bytes(8, "little", signed=True) + (1).to_bytes(8, "little") * (n - 1)
+            seq = pc.cumulative_sum(pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(steps)]))
+            batch = batch.set_column(batch.schema.get_field_index("trail_seq"), "trail_seq", seq)
+            yield batch.select(schema.names).cast(schema)
+            first += n
 
     def summary(self) -> dict[str, Any]:
         return {
             "records": self.report.records,
             "trail_records": self.trail_count,
             "transactions": self.emit.get("transactions", 0),
-            "open_transactions_carried": sum(1 for e in self.carried_out if e.kind.name == "BEGIN"),
+            "open_transactions_carried": self.counts["transactions"]["open_carried_out"]
+            if self.counts
+            else sum(1 for e in self.carried_out if e.kind.name == "BEGIN"),
             "assembly": dict(self.assembly),
             "emit": dict(self.emit),
             "unknown_objects": {str(k): v for k, v in sorted(self.unknown_objects.items())},
@@ -660,7 +670,11 @@ def iter_batch_arrow(
         yield from events_to_arrow(iter_batch_events(refs, policy=policy, report=report))
         return
     for ref in refs:
-        yield from decode_range_arrow(ref.location, policy=policy, report=report)
+        # a smaller step than a Spark task's: one process holds the step's events while it assembles
+        # (seed-11's 32 MB logs: peak RSS of the events alone 131 -> 92 MB, the same CPU)
+        yield from decode_range_arrow(
+            ref.location, policy=policy, report=report, step_bytes=SINGLE_STEP_BYTES
+        )
 
 
 def assemble_batches(
@@ -693,6 +707,7 @@ def assemble_batches(
 
     from redo_lib.lob_carry import read_carried_lobs, write_carried_lobs
     from redo_lib.native import native
+    from redo_lib.trail.order import CommitOrder
     from redo_lib.trail.schema import from_row
 
     table = native.TransactionTable(memory_limit=memory_limit, policy=policy.value, hold_from=hold_from)
@@ -700,25 +715,28 @@ def assemble_batches(
     emitter = native.Emitter(json_text, **dataclasses.asdict(options or EmitOptions()))
     read_carried_lobs(emitter, carried_lobs)
     stage = native.Assembler(table, emitter, chunk=chunk)
-    staged: list[Any] = []
+    # the rows in commit order, memory bounded however large the trail (trail/order.py)
+    order = CommitOrder(pa.schema(native.staged_trail_schema()), ORDER_FIELDS)
     streams = ((True, events_to_arrow(carried, chunk)), (False, batches))
     for flag, stream in streams:
         for batch in stream:
             stage.feed(batch.append_column("carried", _constant_bools(flag, batch.num_rows)))
-            staged.extend(pa.record_batch(b) for b in stage)
-    trail_rows = pa.Table.from_batches(staged, schema=pa.schema(native.staged_trail_schema()))
-    trail_rows = trail_rows.sort_by([(name, "ascending") for name in ORDER_FIELDS])
+            for staged in stage:
+                order.add(pa.record_batch(staged))
     trail: list[TrailRecord] = []
     commits: list[tuple[int, int]] = []
-    for row in trail_rows.to_pylist() if records else ():
-        commits.append((row["order_thread"], row["order_seq"]))
-        trail.append(from_row(row))
+    if records:
+        for batch in order.batches():
+            for row in batch.to_pylist():
+                commits.append((row["order_thread"], row["order_seq"]))
+                trail.append(from_row(row))
     stage.carry_out()
     event_names = events_schema().names
+    # the open transactions as events to carry (the API's); the decode command only counts them
     carried_out = [
         event_from_row(row)
         for batch in stage
-        for row in pa.record_batch(batch).select(event_names).to_pylist()
+        for row in (pa.record_batch(batch).select(event_names).to_pylist() if records else ())
     ]
     if lobs_out is not None:
         write_carried_lobs(emitter, lobs_out)
@@ -739,7 +757,7 @@ def assemble_batches(
         unknown_objects=Counter(emitter.unknown_objects),
         issues=list(table.issues),
         counts=counts,
-        trail_rows=None if records else trail_rows,
+        trail_order=None if records else order,
     )
 
 
