@@ -72,10 +72,11 @@ def load() -> ModuleType:
         raise ImportError(
             f"redo_lib._native (the Rust core in crates/) is not built: run {BUILD_COMMAND}"
         ) from exc
-    if CRATES.is_dir() and checked_hash() != _native.SOURCE_HASH:
+    current = checked_hash() if CRATES.is_dir() else _native.SOURCE_HASH
+    if current != _native.SOURCE_HASH:
         raise ImportError(
             f"redo_lib._native is stale: crates/ changed since it was built (built from "
-            f"{_native.SOURCE_HASH}, sources are {source_hash()}): run {BUILD_COMMAND}"
+            f"{_native.SOURCE_HASH}, sources are {current}): run {BUILD_COMMAND}"
         )
     return _native
 

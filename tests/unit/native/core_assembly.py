@@ -252,19 +252,22 @@ class Workload:
     expected_images: tuple[dict[str, Any], ...] = ()
 
 
+def scenario_for(key: str) -> Any:
+    """A named scenario of include/scenarios, or ``seed-<n>`` / ``ddl-<n>`` / ``lobs-<n>`` (random,
+    120 steps; with DDL; LOB-heavy: ``lob_scenario``)."""
+    if key.startswith("seed-"):
+        return random_scenario(int(key[5:]), steps=120)
+    if key.startswith("ddl-"):
+        return random_scenario(int(key[4:]), steps=120, ddl=True)
+    if key.startswith("lobs-"):
+        return parse_scenario(lob_scenario(int(key[5:])))
+    return load_scenario(REPO / "include" / "scenarios" / f"{key}.yaml")
+
+
 @cache
 def generated(key: str, tmp: Path) -> Workload:
-    """A named scenario, or ``seed-<n>`` / ``ddl-<n>`` / ``lobs-<n>`` (random, 120 steps; with DDL;
-    LOB-heavy: ``lob_scenario``), generated and decoded."""
-    if key.startswith("seed-"):
-        scenario = random_scenario(int(key[5:]), steps=120)
-    elif key.startswith("ddl-"):
-        scenario = random_scenario(int(key[4:]), steps=120, ddl=True)
-    elif key.startswith("lobs-"):
-        scenario = parse_scenario(lob_scenario(int(key[5:])))
-    else:
-        scenario = load_scenario(REPO / "include" / "scenarios" / f"{key}.yaml")
-    result = generate(scenario, tmp / key, record_steps=False, images=True)
+    """The scenario of ``key`` (:func:`scenario_for`), generated and decoded."""
+    result = generate(scenario_for(key), tmp / key, record_steps=False, images=True)
     assert result.trail_images is not None
 
     def read(path: Path) -> tuple[dict[str, Any], ...]:

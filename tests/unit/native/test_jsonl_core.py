@@ -36,13 +36,13 @@ from redo_lib.dictionary import DictionaryHistory, load_dictionary
 from redo_lib.errors import AssemblyError
 from redo_lib.native import native
 from redo_lib.pipeline import ORDER_FIELDS, decode_logs, describe_logs, iter_batch_arrow
-from redo_lib.synth import generate, load_scenario, random_scenario
+from redo_lib.synth import generate
 from redo_lib.synth.load import parse_scenario
 from redo_lib.trail.emit import EmitOptions, image_options
 from redo_lib.trail.model import IoType
 from redo_lib.trail.schema import from_row
 
-from .core_assembly import REPO, ROPHY, ROPHY_LOGS, SCENARIOS, lob_scenario
+from .core_assembly import ROPHY, ROPHY_LOGS, SCENARIOS, scenario_for
 
 STAGED = pa.schema(native.staged_trail_schema())
 OPTIONS = {
@@ -111,18 +111,12 @@ class Generated:
 
 @cache
 def generated(key: str, tmp: Path) -> Generated:
-    """A named scenario, ``seed-<n>`` / ``ddl-<n>`` (random, 120 steps, without / with DDL),
-    ``lobs-<n>`` (``core_assembly.lob_scenario``) or ``text`` (``TEXT_SCENARIO``), generated."""
-    if key.startswith("seed-"):
-        scenario = random_scenario(int(key[5:]), steps=120)
-    elif key.startswith("ddl-"):
-        scenario = random_scenario(int(key[4:]), steps=120, ddl=True)
-    elif key.startswith("lobs-"):
-        scenario = parse_scenario(lob_scenario(int(key[5:])))
-    elif key == "text":
+    """The scenario of ``key`` (``core_assembly.scenario_for``), or ``text`` (``TEXT_SCENARIO``),
+    generated."""
+    if key == "text":
         scenario = parse_scenario(yaml.safe_dump(TEXT_SCENARIO))  # escapes every odd character
     else:
-        scenario = load_scenario(REPO / "include" / "scenarios" / f"{key}.yaml")
+        scenario = scenario_for(key)
     result = generate(scenario, tmp / key, record_steps=False)
     return Generated(list(result.logs), load_dictionary(result.dictionary))
 
