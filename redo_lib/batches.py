@@ -419,6 +419,8 @@ def assemble_stream(
     chunk: int = 8192,
     hold_from: int | None = None,
     lobs_in: Iterable[str] = (),
+    document: str | None = None,
+    track_sys: bool = False,
 ) -> Iterator[tuple[str, Any]]:
     """Transaction assembly in the Rust core (``native.Assembler``: its transaction table and
     emitter) over event record batches (whole (usn, slot) groups in redo order, a ``carried`` column
@@ -429,7 +431,10 @@ def assemble_stream(
     batch's files, read into the LOB store first), then ``("counts", doc)`` (the reconciliation
     counts). No row passes through Python objects.
     ``hold_from``: the batch's watermark SCN (transactions committing at or above it are carried
-    out, not emitted)."""
+    out, not emitted). ``document``: the dictionary's JSON text, instead of its location; with
+    ``track_sys`` (and ``apply_ddl`` in the options) and a ``sys`` member in it, ``("sys", text)`` comes before the counts:
+    that member after the row changes of the ``SYS`` dictionary tables the core applied
+    (``batch_dictionary``)."""
     import pyarrow as pa
 
     from redo_lib.lob_carry import carried_lobs, read_carried_lobs
@@ -437,7 +442,9 @@ def assemble_stream(
 
     table = native.TransactionTable(memory_limit=memory_limit, hold_from=hold_from)
     emit_options = asdict(EmitOptions(**(options or {})))
-    emitter = native.Emitter(dictionary_json(dictionary), **emit_options)
+    emitter = native.Emitter(
+        document if document is not None else dictionary_json(dictionary), **emit_options
+    )
     read_carried_lobs(emitter, lobs_in)
     stage = native.Assembler(table, emitter, resetlogs_id=resetlogs_id, chunk=chunk)
     for batch in batches:
@@ -450,6 +457,8 @@ def assemble_stream(
         yield "open", pa.record_batch(carried).select(names)
     for pages in carried_lobs(emitter):
         yield "lobs", pages
+    if track_sys and (sys_json := emitter.sys_json()) is not None:
+        yield "sys", sys_json
     counts = stage_counts(stage, table, emitter)
     counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
     # what each open transaction holds, for the operators (python -m redo_lib status); partitions hold
@@ -603,30 +612,6 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
             writer.write_table(table.select(schema.names))  # the staged fields are the trail's
             written += n
     return {"rows": written, "peak_rss_mb_merge": _peak_rss_mb()}
-
-
-def evolve_batch_dictionary(
-    dictionary: str | None, ddl_rows: Iterable[dict[str, Any]], batch_dir: str, *, own_copy: bool = False
-) -> tuple[str | None, dict[str, int], list[dict[str, Any]]]:
-    """Apply the batch's DDL events (rows, in redo order) to its dictionary before assembly, so every
-    partition sees the same versions; the evolved dictionary is written to ``<batch>/dictionary.json``
-    (the next batch starts from it). Returns its location (or the input when nothing changed and
-    ``own_copy`` is false: a dictionary carried from the previous batch is copied, so every batch
-    folder holds the dictionary its trail was written with), the DDL counts by effect and the DDL
-    that could not be applied (``emit.evolve_dictionary``)."""
-    from redo_lib.trail.emit import evolve_dictionary
-
-    history = dictionary_at(dictionary)
-    events = [e for e in map(event_from_row, ddl_rows) if e.kind is EventKind.DDL]
-    if history is None or (not events and not own_copy):
-        return dictionary, {}, []
-    counts: Counter[str] = Counter()
-    problems: list[dict[str, Any]] = []
-    evolved = evolve_dictionary(history, events, counts, problems)
-    if evolved is history and not own_copy:
-        return dictionary, dict(counts), problems
-    location = write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json())
-    return location, dict(counts), problems
 
 
 def _merge_value(key: str, old: Any, new: Any) -> Any:

@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from redo_lib.assembly.events import EventKind
+from redo_lib.batch_dictionary import dictionary_transactions, evolve_batch_dictionary
 from redo_lib.batches import (
     AssemblePlan,
     assemble_task,
     dictionary_at,
-    evolve_batch_dictionary,
     load_manifest,
     merge_counts,
     trail_range,
@@ -188,9 +188,14 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     ]  # fmt: skip
     ddl_rows.sort(key=lambda row: [row[name] for name in REDO_ORDER])
     start, source = starting_dictionary(batch, manifest)
+    # and the row changes of the SYS dictionary tables (new partitions, new data object ids): the
+    # transactions that made them, read whole from the units and the carried-in files
     dictionary, ddl_counts, ddl_problems = evolve_batch_dictionary(
-        start, ddl_rows, batch.uri, own_copy=start != source
-    )
+        start, ddl_rows, batch.uri, own_copy=start != source,
+        sys_events=lambda objs: dictionary_transactions(units, carried, buckets, objs),
+        hold_from=manifest.watermark_scn,
+        resetlogs_id=manifest.logs[0].resetlogs_id if manifest.logs else None,
+    )  # fmt: skip
     steps.done("dictionary")
     # the buckets into tasks of about equal events (a few busy slots hash unevenly), the carried-in
     # transactions' buckets among them (a transaction with no events in this batch still commits,

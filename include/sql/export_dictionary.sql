@@ -13,18 +13,36 @@
 --   left out), its enabled primary / unique key constraints, the object ids of its partitions
 --   and subpartitions, and the storage the decoder cannot read ("encrypted": a TDE tablespace,
 --   "compress_for": DBA_TABLES.COMPRESS_FOR when compressed, "iot_type": an index-organized table,
---   whose "dataobj" is then its IOT - TOP index's; each absent when not so). Redotrail reads it with
+--   whose "dataobj" is then its IOT - TOP index's; each absent when not so). The layouts of Oracle's
+--   own dictionary tables SYS.OBJ$, TABPART$, TABCOMPART$, TABSUBPART$ and USER$ are "tables"
+--   entries too, owned by SYS (their columns by SEGCOL#, from DBA_TAB_COLS), and the "sys" member
+--   holds the exported owners' rows of those tables, each with its ROWID (ROWIDTOCHAR) and valid
+--   from the exported SCN: their USER$ rows, the OBJ$ rows of their tables, partitions and
+--   subpartitions (TYPE# 2, 19, 34), the TABPART$ / TABCOMPART$ rows of those tables (BO#) and the
+--   TABSUBPART$ rows of those composite partitions (POBJ#). The decoder follows the owners'
+--   partitions and objects from the row changes of those tables in the redo (docs/dictionary.md,
+--   "The SYS rows"). Redotrail reads it with
 --   redo_lib.dictionary.load_dictionary(); every table in it is valid from the exported SCN on.
 --   DATA_TYPE names ("VARCHAR2", "TIMESTAMP(6)") are mapped to Oracle's internal type codes in
 --   Python (redo_lib/dictionary/model.py, type_code_for_name), not here. CHARACTER_SET_NAME is passed
 --   through as CHAR_CS / NCHAR_CS and resolved against the exported character sets on load.
 --
---   DBA_TABLESPACES and DBA_INDEXES are read too (the storage attributes).
+--   DBA_TABLESPACES and DBA_INDEXES are read too (the storage attributes), and the five SYS tables
+--   above themselves (the "sys" member).
 --
 -- HOW TO RUN (SQL*Plus or SQLcl; Oracle 12.2 or later)
 --   Connect to the database whose redo you will decode (in a multitenant database: the PDB), as a
 --   user that can read the DBA_ views, NLS_DATABASE_PARAMETERS and V$DATABASE (SELECT_CATALOG_ROLE
---   is enough). Use a UTF-8 client character set so that names are written as UTF-8:
+--   is enough for those) and the five SYS tables of the "sys" member. Either grant SELECT on each:
+--
+--     GRANT SELECT ON SYS.OBJ$ TO exporter;        GRANT SELECT ON SYS.TABPART$ TO exporter;
+--     GRANT SELECT ON SYS.TABCOMPART$ TO exporter; GRANT SELECT ON SYS.TABSUBPART$ TO exporter;
+--     GRANT SELECT ON SYS.USER$ TO exporter;
+--
+--   or grant SELECT ANY DICTIONARY, which covers OBJ$ and the partition tables but, from 12.1 on,
+--   not USER$ (it holds the password hashes): USER$ still needs its own GRANT SELECT above. Only
+--   USER# and NAME of USER$ are read. Use a UTF-8 client character set so that names are written as
+--   UTF-8:
 --
 --     export NLS_LANG=AMERICAN_AMERICA.AL32UTF8
 --     sqlplus -s -l user@//dbhost:1521/service @include/sql/export_dictionary.sql HR,SALES dictionary.json
@@ -41,7 +59,8 @@
 --   Take the export while no DDL runs on these owners, at an SCN no later than the first redo you
 --   decode with it: the export is valid from its "scn" on, and DDL met later in the redo opens newer
 --   versions. The SCN (and max_object_id) are read by the same statement that reads the
---   dictionary views. Export every owner you capture (REDOTRAIL_CAPTURE, docs/operations.md): an
+--   dictionary views and the SYS tables; the SCN is read once and is the "valid_from_scn" of every
+--   "sys" row. Export every owner you capture (REDOTRAIL_CAPTURE, docs/operations.md): an
 --   object of an owner the export leaves out counts as out of scope.
 --
 -- LIMITS
@@ -78,6 +97,10 @@ DEFINE outfile = "&2"
 SPOOL &outfile
 
 WITH
+scn AS (
+  -- read once: the document's "scn" and the "valid_from_scn" of every "sys" row
+  SELECT /*+ MATERIALIZE */ d.current_scn FROM v$database d
+),
 tabs AS (
   SELECT o.owner,
          o.object_name AS table_name,
@@ -109,7 +132,9 @@ tabs AS (
      AND o.object_name = t.table_name
      AND o.object_type = 'TABLE'
      AND o.subobject_name IS NULL
-   WHERE INSTR(',' || '&&owners' || ',', ',' || t.owner || ',') > 0
+   WHERE (INSTR(',' || '&&owners' || ',', ',' || t.owner || ',') > 0
+          -- the layouts of the SYS tables whose rows make the "sys" member
+          OR (t.owner = 'SYS' AND t.table_name IN ('OBJ$', 'TABPART$', 'TABCOMPART$', 'TABSUBPART$', 'USER$')))
      AND t.dropped = 'NO'
 ),
 cols AS (
@@ -194,11 +219,88 @@ objs AS (
      AND o.object_type IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION')
      AND o.object_name NOT LIKE 'BIN$%'
 ),
+sys_users AS (
+  -- the "sys" member (docs/dictionary.md, "The SYS rows"): the exported owners' USER$ rows ...
+  SELECT ROWIDTOCHAR(u.rowid) AS rid, u.user#, u.name
+    FROM sys.user$ u
+   WHERE INSTR(',' || '&&owners' || ',', ',' || u.name || ',') > 0
+),
+sys_objs AS (
+  -- ... the OBJ$ rows of their tables (TYPE# 2), table partitions (19) and subpartitions (34) ...
+  SELECT ROWIDTOCHAR(o.rowid) AS rid, o.obj#, o.dataobj#, o.owner#, o.name, o.subname, o.type#, o.flags
+    FROM sys.obj$ o
+    JOIN sys_users u
+      ON u.user# = o.owner#
+   WHERE o.type# IN (2, 19, 34)
+),
+sys_tabparts AS (
+  -- ... the TABPART$ and TABCOMPART$ rows of those tables (BO#) ...
+  SELECT ROWIDTOCHAR(p.rowid) AS rid, p.obj#, p.dataobj#, p.bo#, p.part#
+    FROM sys.tabpart$ p
+   WHERE p.bo# IN (SELECT so.obj# FROM sys_objs so WHERE so.type# = 2)
+),
+sys_compparts AS (
+  SELECT ROWIDTOCHAR(p.rowid) AS rid, p.obj#, p.dataobj#, p.bo#, p.part#
+    FROM sys.tabcompart$ p
+   WHERE p.bo# IN (SELECT so.obj# FROM sys_objs so WHERE so.type# = 2)
+),
+sys_subparts AS (
+  -- ... and the TABSUBPART$ rows of those composite partitions (POBJ#)
+  SELECT ROWIDTOCHAR(sp.rowid) AS rid, sp.obj#, sp.dataobj#, sp.pobj#, sp.subpart#
+    FROM sys.tabsubpart$ sp
+   WHERE sp.pobj# IN (SELECT cp.obj# FROM sys_compparts cp)
+),
+sys_tables AS (
+  -- the members of "sys", in document order
+  SELECT 1 AS tbl_no, 'OBJ$' AS tbl FROM dual UNION ALL
+  SELECT 2, 'TABPART$' FROM dual UNION ALL
+  SELECT 3, 'TABCOMPART$' FROM dual UNION ALL
+  SELECT 4, 'TABSUBPART$' FROM dual UNION ALL
+  SELECT 5, 'USER$' FROM dual
+),
+sys_rows AS (
+  -- one row each: "rowid", "valid_from_scn" (the export SCN), "valid_to_scn" (null: as it stands),
+  -- then the columns the spec names
+  SELECT 1 AS tbl_no, ROW_NUMBER() OVER (ORDER BY r.obj#) AS rn,
+         JSON_OBJECT('rowid' VALUE r.rid, 'valid_from_scn' VALUE s.current_scn,
+                     'valid_to_scn' VALUE CAST(NULL AS NUMBER),
+                     'OBJ#' VALUE r.obj#, 'DATAOBJ#' VALUE r.dataobj#, 'OWNER#' VALUE r.owner#,
+                     'NAME' VALUE r.name, 'SUBNAME' VALUE r.subname, 'TYPE#' VALUE r.type#,
+                     'FLAGS' VALUE r.flags NULL ON NULL) AS js
+    FROM sys_objs r CROSS JOIN scn s
+  UNION ALL
+  SELECT 2, ROW_NUMBER() OVER (ORDER BY r.obj#),
+         JSON_OBJECT('rowid' VALUE r.rid, 'valid_from_scn' VALUE s.current_scn,
+                     'valid_to_scn' VALUE CAST(NULL AS NUMBER),
+                     'OBJ#' VALUE r.obj#, 'DATAOBJ#' VALUE r.dataobj#, 'BO#' VALUE r.bo#,
+                     'PART#' VALUE r.part# NULL ON NULL)
+    FROM sys_tabparts r CROSS JOIN scn s
+  UNION ALL
+  SELECT 3, ROW_NUMBER() OVER (ORDER BY r.obj#),
+         JSON_OBJECT('rowid' VALUE r.rid, 'valid_from_scn' VALUE s.current_scn,
+                     'valid_to_scn' VALUE CAST(NULL AS NUMBER),
+                     'OBJ#' VALUE r.obj#, 'DATAOBJ#' VALUE r.dataobj#, 'BO#' VALUE r.bo#,
+                     'PART#' VALUE r.part# NULL ON NULL)
+    FROM sys_compparts r CROSS JOIN scn s
+  UNION ALL
+  SELECT 4, ROW_NUMBER() OVER (ORDER BY r.obj#),
+         JSON_OBJECT('rowid' VALUE r.rid, 'valid_from_scn' VALUE s.current_scn,
+                     'valid_to_scn' VALUE CAST(NULL AS NUMBER),
+                     'OBJ#' VALUE r.obj#, 'DATAOBJ#' VALUE r.dataobj#, 'POBJ#' VALUE r.pobj#,
+                     'SUBPART#' VALUE r.subpart# NULL ON NULL)
+    FROM sys_subparts r CROSS JOIN scn s
+  UNION ALL
+  SELECT 5, ROW_NUMBER() OVER (ORDER BY r.user#),
+         JSON_OBJECT('rowid' VALUE r.rid, 'valid_from_scn' VALUE s.current_scn,
+                     'valid_to_scn' VALUE CAST(NULL AS NUMBER),
+                     'USER#' VALUE r.user#, 'NAME' VALUE r.name NULL ON NULL)
+    FROM sys_users r CROSS JOIN scn s
+),
 header AS (
   SELECT JSON_OBJECT(
            'format'           VALUE 'redotrail-dictionary',
            'format_version'   VALUE 1,
-           'scn'              VALUE (SELECT d.current_scn FROM v$database d),
+           'scn'              VALUE (SELECT s.current_scn FROM scn s),
            'max_object_id'    VALUE (SELECT MAX(o.object_id) FROM dba_objects o),
            'owners'           VALUE (SELECT JSON_ARRAYAGG(u.username ORDER BY u.username)
                                        FROM dba_users u
@@ -221,8 +323,8 @@ heads AS (
     FROM tabs
 ),
 lines AS (
-  -- part 0: document header; part 1: the tables, each in sections 0..6; parts 2-4: the objects
-  -- and the document end.
+  -- part 0: document header; part 1: the tables, each in sections 0..6; parts 2-3: the objects;
+  -- part 4: the "sys" member, each of its tables a section header and its rows; part 5: the end.
   SELECT 0 AS part, 0 AS tab_no, 0 AS sect, 0 AS rn,
          SUBSTR(js, 1, LENGTH(js) - 1) || ',"tables":[' AS line
     FROM header
@@ -247,7 +349,12 @@ lines AS (
   UNION ALL
   SELECT 3, 0, 0, rn, CASE WHEN rn > 1 THEN ',' END || js FROM objs
   UNION ALL
-  SELECT 4, 0, 0, 0, ']}' FROM dual
+  SELECT 4, tbl_no, 0, 0, CASE WHEN tbl_no = 1 THEN '],"sys":{' ELSE '],' END || '"' || tbl || '":['
+    FROM sys_tables
+  UNION ALL
+  SELECT 4, tbl_no, 1, rn, CASE WHEN rn > 1 THEN ',' END || js FROM sys_rows
+  UNION ALL
+  SELECT 5, 0, 0, 0, ']}}' FROM dual
 )
 SELECT line
   FROM lines

@@ -2,13 +2,14 @@
 
 * ``model``: the frozen values ``TableVersion``, ``ColumnDef``, ``PartitionDef``; type codes; the key
   choice of trail-contract rule 12.
-* ``history``: ``DictionaryHistory.lookup(obj, scn)``, versioning by SCN, Redotrail's own JSON.
+* ``history``: ``DictionaryHistory.lookup(obj, scn)``, versioning by SCN, Redotrail's own JSON, and
+  ``SysRows``, its ``sys`` member (the SYS dictionary rows the core follows).
 * ``load``: OLR schema checkpoints and Redotrail's own JSON files -> ``DictionaryHistory``.
 
 Layer 2: built on ``errors`` and ``values``; nothing upstream of it is imported.
 """
 
-from redo_lib.dictionary.history import FORMAT_NAME, FORMAT_VERSION, DictionaryHistory
+from redo_lib.dictionary.history import FORMAT_NAME, FORMAT_VERSION, SYS_TABLES, DictionaryHistory, SysRows
 from redo_lib.dictionary.load import load_dictionary, load_olr_checkpoint, load_redotrail_json
 from redo_lib.dictionary.model import (
     ColumnDef,
@@ -27,12 +28,14 @@ from redo_lib.dictionary.model import (
 __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
+    "SYS_TABLES",
     "ColumnDef",
     "DictionaryHistory",
     "KeyConstraint",
     "KeyKind",
     "OwnerObject",
     "PartitionDef",
+    "SysRows",
     "TableVersion",
     "TypeCode",
     "choose_key",

@@ -6,10 +6,16 @@ and out-of-line PRIMARY KEY / UNIQUE; the object id is the 24.1's, without one t
 unchanged), ``ALTER TABLE`` (ADD / DROP / SET UNUSED / RENAME / MODIFY columns, DROP UNUSED COLUMNS,
 ADD PRIMARY KEY / UNIQUE, DROP PRIMARY KEY, RENAME TO; supplemental-log, CHECK, FOREIGN KEY,
 row-movement, logging, parallel and cache clauses change nothing), ``RENAME a TO b``, ``DROP TABLE``
-(no version from the SCN on) and ``TRUNCATE TABLE`` (reported, no change). Anything else is kind
-``unsupported`` with its text. ``DictionaryError`` is raised only when the DDL contradicts the
-history: the 24.1 object is another table, a column to drop, rename or modify is missing, a new one
-exists already, a version after the SCN exists.
+(no version from the SCN on) and ``TRUNCATE TABLE`` (reported, no change). Partition maintenance
+(``ALTER TABLE ... ADD / DROP / TRUNCATE / SPLIT / MERGE / EXCHANGE / MOVE / MODIFY / RENAME /
+COALESCE PARTITION|SUBPARTITION``, ``SET INTERVAL``, ``SET SUBPARTITION TEMPLATE``, ``MODIFY DEFAULT
+ATTRIBUTES``, ...) changes no column: it is kind ``partition`` (no new version) when the history has
+the ``sys`` rows through which the core follows the partitions it creates and renumbers
+(docs/dictionary.md, "The SYS rows"), and ``unsupported`` without them, since the new partitions'
+object ids are not in the text. Anything else is kind ``unsupported`` with its text.
+``DictionaryError`` is raised only when the DDL contradicts the history: the 24.1 object is another
+table, a column to drop, rename or modify is missing, a new one exists already, a version after the
+SCN exists.
 
 The row layout (redo-format §6.6.2: column index = segcol# - 1), kept simple:
 
@@ -59,6 +65,7 @@ class DdlKind(enum.StrEnum):
     DROP = "drop"
     TRUNCATE = "truncate"
     RENAME = "rename"
+    PARTITION = "partition"  # partition maintenance: no column change, partitions followed by SYS rows
     UNSUPPORTED = "unsupported"
 
 
@@ -66,8 +73,10 @@ class DdlKind(enum.StrEnum):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DdlEffect:
     """The outcome of one DDL: ``table`` is ``OWNER.NAME`` (``""`` when not known), ``version`` the
-    new version in force from the DDL's SCN (``None`` when none was opened: drop, truncate, unknown
-    table or object id, unsupported text), ``message`` a one-line account for the decode report."""
+    new version in force from the DDL's SCN (``None`` when none was opened: drop, truncate, partition
+    maintenance, unknown table or object id, unsupported text), ``message`` a one-line account for
+    the decode report. ``partition_clause`` is the partition maintenance done (``"DROP PARTITION"``,
+    ``"SET INTERVAL"``, ...; ``""`` for other kinds)."""
 
     kind: DdlKind
     table: str
@@ -81,6 +90,7 @@ class DdlEffect:
     dropped: tuple[str, ...] = ()
     added: tuple[str, ...] = ()
     modified: tuple[str, ...] = ()
+    partition_clause: str = ""
 
 
 class _Unsupported(Exception):
@@ -523,12 +533,31 @@ def _items(ts: _Stream) -> list[list[_Tok]]:
     return ts.group() if ts.peek("(") else [ts.until(*_CLAUSES)]
 
 
+# partition maintenance: <verb> PARTITION|SUBPARTITION|PARTITIONS|SUBPARTITIONS ..., and SET / MODIFY
+# clauses of the partitioning (none of them touches a column)
+_PARTITION_VERBS = ("ADD", "DROP", "TRUNCATE", "SPLIT", "MERGE", "EXCHANGE", "MOVE", "MODIFY", "RENAME",
+                    "COALESCE")  # fmt: skip
+_PARTITION_WORDS = ("PARTITION", "SUBPARTITION", "PARTITIONS", "SUBPARTITIONS")
+_PARTITION_SETTINGS = (("SET", "INTERVAL"), ("SET", "SUBPARTITION", "TEMPLATE"), ("SET", "PARTITIONING"),
+                       ("SET", "STORE", "IN"), ("MODIFY", "DEFAULT", "ATTRIBUTES"))  # fmt: skip
+
+
+def _partition_clause(ts: _Stream) -> str | None:
+    """The partition maintenance the clause at the cursor does (``"DROP PARTITION"``), else None."""
+    if ts.peek(*_PARTITION_VERBS) and ts.peek(*_PARTITION_WORDS, at=1):
+        return f"{ts.tokens[ts.i].text} {ts.tokens[ts.i + 1].text}"
+    for words in _PARTITION_SETTINGS:
+        if all(ts.peek(w, at=n) for n, w in enumerate(words)):
+            return " ".join(words)
+    return None
+
+
 def _alter_clauses(work: _Work, ts: _Stream, history: DictionaryHistory, *, all_key: bool) -> bool:
     """Apply the clauses of ALTER TABLE in order; True when one of them is RENAME TO."""
     renamed = False
     while not ts.done():
-        if ts.peek("PARTITION", "SUBPARTITION", at=1):
-            raise _Unsupported("partition maintenance (partition object ids are not in the text)")
+        if _partition_clause(ts) is not None:
+            raise _Unsupported("partition maintenance amid column clauses")
         if any(ts.accept(*words) for words in _NO_CHANGE):
             ts.until(*_CLAUSES)
         elif ts.accept("ADD"):
@@ -682,6 +711,17 @@ def _apply(
         message = f"DROP TABLE {full}: no version from SCN {scn} on"
         effect = DdlEffect(kind=kind, table=full, version=None, message=message, obj=version.obj)
         return history.with_dropped(version.obj, scn), effect
+    clause = _partition_clause(ts) if kind is DdlKind.ALTER else None
+    if clause is not None:
+        if history.sys_rows is None:
+            raise _Unsupported(
+                f"{clause}: partition maintenance, and the dictionary has no sys rows to follow the "
+                "partitions by (their object ids are not in the text)"
+            )
+        message = f"ALTER TABLE {full} {clause}: no column change; its partitions follow from the SYS rows"
+        effect = DdlEffect(kind=DdlKind.PARTITION, table=full, version=None, message=message, obj=version.obj,
+                           partition_clause=clause)  # fmt: skip
+        return history, effect
     work = _Work(full_name=full, obj=version.obj, columns=list(version.columns), name=version.name,
                  keys=_current_keys(version), altering=True, guard_column=guard_column)  # fmt: skip
     if kind is DdlKind.RENAME:  # RENAME old TO new
@@ -714,7 +754,9 @@ def replay_ddl(
     lineage of a batch's DDL records from it (``renamed``, ``dropped``, ...). Never raises: a DDL that
     contradicts those versions is an ``unsupported`` effect with the reason."""
     before = [dataclasses.replace(v, valid_to_scn=None) for v in history if v.covers(scn - 1)]
-    base = DictionaryHistory(before, db_charset=history.db_charset, national_charset=history.national_charset)
+    base = DictionaryHistory(
+        before, db_charset=history.db_charset, national_charset=history.national_charset, sys=history.sys_rows
+    )
     try:
         return apply_ddl(base, obj=obj, scn=scn, text=text, schema=schema)[1]
     except DictionaryError as exc:

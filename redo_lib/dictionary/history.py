@@ -7,7 +7,10 @@ its SCN on with ``with_version`` (the previous version is closed at that SCN); t
 never changed in place, so one history can be shared by Spark tasks and caches.
 
 The own JSON format ("redotrail-dictionary", version 1) is described in docs/dictionary.md and is
-what include/sql/export_dictionary.sql writes. ``to_json`` / ``from_json`` round-trip it.
+what include/sql/export_dictionary.sql writes. ``to_json`` / ``from_json`` round-trip it. Its
+``sys`` member (the captured owners' rows of ``SYS.OBJ$``, ``TABPART$``, ``TABCOMPART$``,
+``TABSUBPART$``, ``USER$``; docs/dictionary.md, "The SYS rows") is checked for shape here and kept
+as ``SysRows``, an opaque frozen value: the Rust core gives the rows their meaning.
 ``JsonFields`` reads typed fields of a JSON object and names the JSON path of any problem; the
 loaders in load.py use it too.
 
@@ -20,7 +23,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, final
 
 from redo_lib.dictionary.model import (
@@ -36,7 +40,7 @@ from redo_lib.dictionary.model import (
 )
 from redo_lib.errors import DictionaryError, MissingObjectError, locate
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "DictionaryHistory", "JsonFields"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "SYS_TABLES", "DictionaryHistory", "JsonFields", "SysRows"]
 
 #: Value of the top-level ``"format"`` member of Redotrail's own dictionary JSON.
 FORMAT_NAME = "redotrail-dictionary"
@@ -46,6 +50,10 @@ FORMAT_VERSION = 1
 #: ``DBA_TAB_COLS.CHARACTER_SET_NAME`` values that stand for the database's two character sets.
 _CHAR_CS = "CHAR_CS"
 _NCHAR_CS = "NCHAR_CS"
+
+#: The members of the ``sys`` member, in document order: Oracle's dictionary tables whose row changes
+#: the core follows (docs/dictionary.md, "The SYS rows").
+SYS_TABLES = ("OBJ$", "TABPART$", "TABCOMPART$", "TABSUBPART$", "USER$")
 
 _CONSTRAINT_KINDS = {
     "P": KeyKind.PRIMARY,
@@ -162,6 +170,60 @@ class JsonFields:
 
 
 @final
+@dataclass(frozen=True, slots=True)
+class SysRows:
+    """The ``sys`` member of a dictionary document (docs/dictionary.md, "The SYS rows"): the captured
+    owners' rows of ``SYS.OBJ$``, ``TABPART$``, ``TABCOMPART$``, ``TABSUBPART$`` and ``USER$``, each
+    with its ``rowid`` and the SCN range ``[valid_from_scn, valid_to_scn)`` it is valid on.
+
+    Opaque here: the Rust core (``redo_core::trail``, ``sys.rs``) applies the row changes and resolves
+    objects through them. ``text`` is the member's compact JSON text (members and rows in the order
+    given); build one with ``from_document`` / ``from_json``, which check its shape.
+    """
+
+    text: str
+
+    @classmethod
+    def from_document(cls, value: object, path: str = "$.sys") -> SysRows:
+        """Check the parsed ``sys`` member: an object holding the five arrays of ``SYS_TABLES`` (other
+        members are kept as they are, and checked the same way), each row an object with ``rowid``
+        (a string), ``valid_from_scn`` (an integer), ``valid_to_scn`` (an integer or null) and column
+        values that are integers, strings or null. Raises ``DictionaryError`` naming the JSON path."""
+        root = JsonFields(value, path)
+        for table in SYS_TABLES:
+            root.get_list(table)
+        for table in root.data:
+            for row in root.objects(table):
+                row.get_str("rowid")
+                row.get_int("valid_from_scn")
+                row.opt_int("valid_to_scn")
+                for column, item in row.data.items():
+                    if item is not None and (isinstance(item, bool) or not isinstance(item, int | str)):
+                        raise row.problem(
+                            column, f"expected an integer, a string or null, got {_kind_of(item)}"
+                        )
+        return cls(json.dumps(root.data, ensure_ascii=False, separators=(",", ":")))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> SysRows:
+        """Like ``from_document``, from the member's JSON text (as the core writes it)."""
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DictionaryError(f"sys rows are not valid JSON: {exc}", json_path="$.sys") from exc
+        return cls.from_document(value)
+
+    def tables(self) -> dict[str, list[dict[str, Any]]]:
+        """The rows by table name: a new copy at each call (the value itself never changes)."""
+        rows: dict[str, list[dict[str, Any]]] = json.loads(self.text)
+        return rows
+
+    def count(self, table: str) -> int:
+        """How many rows (open or closed) table ``table`` (``"OBJ$"``, ...) has."""
+        return len(self.tables().get(table, ()))
+
+
+@final
 class DictionaryHistory:
     """Table versions by object id and SCN, and the source database's character sets.
 
@@ -174,6 +236,9 @@ class DictionaryHistory:
     owners the export was taken for (``None``: not recorded) and ``owner_objects`` their tables,
     partitions and subpartitions as ``DBA_OBJECTS`` listed them: an object among them that no
     version describes belongs to an exported owner, so the dictionary lacks a table it should hold.
+    ``sys_rows`` (``None``: the document has no ``sys`` member) are those owners' rows of Oracle's
+    own dictionary tables, which the core follows through the redo (docs/dictionary.md, "The SYS
+    rows"); every new history keeps them, and ``with_sys`` replaces them.
     """
 
     __slots__ = (
@@ -183,6 +248,7 @@ class DictionaryHistory:
         "_owner_objects",
         "_owners",
         "_segments",
+        "_sys",
         "_versions",
     )
 
@@ -195,6 +261,7 @@ class DictionaryHistory:
         max_object_id: int | None = None,
         owners: Iterable[str] | None = None,
         owner_objects: Iterable[OwnerObject] = (),
+        sys: SysRows | None = None,
     ) -> None:
         by_obj: dict[int, list[TableVersion]] = {}
         for version in versions:
@@ -204,6 +271,7 @@ class DictionaryHistory:
         self._max_object_id = max_object_id
         self._owners = None if owners is None else tuple(sorted(set(owners)))
         self._owner_objects = tuple(sorted(owner_objects, key=lambda o: o.obj))
+        self._sys = sys
         self._versions: dict[int, tuple[TableVersion, ...]] = {}
         for obj, items in by_obj.items():
             items.sort(key=lambda v: v.valid_from_scn)
@@ -250,6 +318,16 @@ class DictionaryHistory:
         """The tables, partitions and subpartitions of the exported owners at the export, by obj."""
         return self._owner_objects
 
+    @property
+    def sys_rows(self) -> SysRows | None:
+        """The ``sys`` member: the SYS dictionary rows the core follows (``None``: not in the document)."""
+        return self._sys
+
+    @property
+    def sys_json(self) -> str | None:
+        """The ``sys`` member as compact JSON text (``SysRows.text``), ``None`` when there is none."""
+        return None if self._sys is None else self._sys.text
+
     def objects(self) -> tuple[int, ...]:
         """The table object ids with at least one version, ascending (partitions not included)."""
         return tuple(sorted(self._versions))
@@ -278,6 +356,7 @@ class DictionaryHistory:
             self._max_object_id,
             self._owners,
             self._owner_objects,
+            self._sys,
             self._versions,
         )
 
@@ -288,7 +367,7 @@ class DictionaryHistory:
         return (
             f"DictionaryHistory(tables={len(self._versions)}, versions={count}, "
             f"db_charset={self._db_charset!r}, national_charset={self._national_charset!r}, "
-            f"max_object_id={self._max_object_id!r})"
+            f"max_object_id={self._max_object_id!r}, sys={self._sys is not None})"
         )
 
     # -- look-ups ---------------------------------------------------------------------------------
@@ -348,7 +427,30 @@ class DictionaryHistory:
             max_object_id=self._max_object_id,
             owners=self._owners,
             owner_objects=self._owner_objects,
+            sys=self._sys,
         )
+
+    def with_sys(self, sys: SysRows | str | bytes | Mapping[str, Any] | None) -> DictionaryHistory:
+        """A new history with the ``sys`` member replaced (the rows the core tracked through a batch's
+        redo): a ``SysRows``, its JSON text, or the parsed member; ``None`` removes it. Raises
+        ``DictionaryError`` (``json_path`` ``$.sys...``) when the rows are malformed."""
+        if sys is None or isinstance(sys, SysRows):
+            rows = sys
+        elif isinstance(sys, str | bytes):
+            rows = SysRows.from_json(sys)
+        else:
+            rows = SysRows.from_document(dict(sys))
+        new = DictionaryHistory(
+            (),
+            db_charset=self._db_charset,
+            national_charset=self._national_charset,
+            max_object_id=self._max_object_id,
+            owners=self._owners,
+            owner_objects=self._owner_objects,
+            sys=rows,
+        )
+        new._versions, new._segments = self._versions, self._segments  # immutable: shared
+        return new
 
     def with_version(self, version: TableVersion) -> DictionaryHistory:
         """A new history in which ``version`` is in force from its ``valid_from_scn`` on.
@@ -423,6 +525,18 @@ class DictionaryHistory:
                 )
             )
             lines.append(" ]")
+        if self._sys is not None:
+            lines[-1] += ","
+            lines.append(' "sys": {')
+            members = []
+            for table, rows in self._sys.tables().items():
+                if rows:
+                    body = ",\n".join(f"   {json.dumps(r, ensure_ascii=False)}" for r in rows)
+                    members.append(f"  {json.dumps(table)}: [\n{body}\n  ]")
+                else:
+                    members.append(f"  {json.dumps(table)}: []")
+            lines.append(",\n".join(members))
+            lines.append(" }")
         lines.append("}")
         return "\n".join(lines) + "\n"
 
@@ -474,6 +588,7 @@ class DictionaryHistory:
         versions = [
             _table_from_json(t, default_scn, db_charset, national_charset) for t in root.objects("tables")
         ]
+        sys = SysRows.from_document(root.data["sys"]) if root.data.get("sys") is not None else None
         try:
             return cls(
                 versions,
@@ -482,6 +597,7 @@ class DictionaryHistory:
                 max_object_id=max_object_id,
                 owners=owners,
                 owner_objects=owner_objects,
+                sys=sys,
             )
         except DictionaryError as exc:
             exc.details.setdefault("json_path", "$.tables")

@@ -7,7 +7,9 @@ Two inputs:
   ``TABSUBPART$`` (members ``sys-obj``, ``sys-tab``, ...), with the database character sets in
   ``nls-character-set`` / ``nls-nchar-character-set``. Every table in it gets one version valid from the
   checkpoint's ``scn`` on. Type codes, charset forms and flags are read as OLR stores them: 128-bit
-  flag words as ``[low 64 bits, high 64 bits]``, SQL NULL precision/scale as -1.
+  flag words as ``[low 64 bits, high 64 bits]``, SQL NULL precision/scale as -1. The rows of the
+  users OLR tracks (``users``) become the ``sys`` member (docs/dictionary.md, "The SYS rows"), each
+  with its ``row-id``, valid from the checkpoint's ``scn``.
 * Redotrail's own JSON (docs/dictionary.md), as written by ``include/sql/export_dictionary.sql`` or
   by ``DictionaryHistory.to_json``. The SQL export gives ``DATA_TYPE`` names; they are mapped to
   internal type codes here, in Python (``model.type_code_for_name``), not in the SQL.
@@ -27,7 +29,7 @@ import json
 import os
 from pathlib import Path
 
-from redo_lib.dictionary.history import DictionaryHistory, JsonFields
+from redo_lib.dictionary.history import DictionaryHistory, JsonFields, SysRows
 from redo_lib.dictionary.model import (
     ColumnDef,
     KeyConstraint,
@@ -45,8 +47,11 @@ __all__ = ["load_dictionary", "load_olr_checkpoint", "load_redotrail_json"]
 
 Source = str | os.PathLike[str]
 
-# OBJ$.TYPE# of a table; OBJ$.FLAGS bit of an object in the recycle bin.
+# OBJ$.TYPE# of a table, a table partition, a table subpartition; OBJ$.FLAGS bit of an object in the
+# recycle bin.
 _OBJ_TYPE_TABLE = 2
+_OBJ_TYPE_PARTITION = 19
+_OBJ_TYPE_SUBPARTITION = 34
 _OBJ_FLAG_DROPPED = 1 << 7
 # COL$.PROPERTY bits: hidden column, unused (SET UNUSED) column.
 _COL_HIDDEN = 1 << 5
@@ -57,6 +62,9 @@ _CDEF_UNIQUE = 3
 # COL$.SCALE of a FLOAT column; OLR writes SQL NULL precision/scale as -1.
 _SCALE_FLOAT = -127
 _OLR_NULL = -1
+
+# OBJ$.FLAGS is the low word of OLR's 128-bit flag pair
+_LOW_64 = (1 << 64) - 1
 
 _CHARACTER_TYPES = frozenset({TypeCode.VARCHAR2, TypeCode.CHAR, TypeCode.CLOB, TypeCode.LONG})
 
@@ -200,6 +208,81 @@ def _olr_partitions(
     return tuple(sorted(found, key=lambda p: p.obj))
 
 
+def _sys_row(row: JsonFields, scn: int, columns: dict[str, int | str | None]) -> dict[str, int | str | None]:
+    """A ``sys`` row (docs/dictionary.md, "The SYS rows"): OLR's ``row-id``, valid from ``scn`` on."""
+    return {"rowid": row.get_str("row-id"), "valid_from_scn": scn, "valid_to_scn": None, **columns}
+
+
+def _data_obj(row: JsonFields) -> int | None:
+    """OLR writes a NULL ``DATAOBJ#`` (no segment: a partitioned table, a composite partition) as 0."""
+    return row.opt_int("data-obj") or None
+
+
+def _sys_obj(row: JsonFields) -> dict[str, int | str | None]:
+    return {
+        "OBJ#": row.get_int("obj"),
+        "DATAOBJ#": _data_obj(row),
+        "OWNER#": row.get_int("owner"),
+        "NAME": row.get_str("name"),
+        "SUBNAME": None,  # not kept by OLR
+        "TYPE#": row.get_int("type"),
+        "FLAGS": _intx(row, "flags") & _LOW_64,
+    }
+
+
+def _sys_part(row: JsonFields) -> dict[str, int | str | None]:
+    """A TABPART$ or TABCOMPART$ row (PART# is not kept by OLR)."""
+    return {"OBJ#": row.get_int("obj"), "DATAOBJ#": _data_obj(row), "BO#": row.get_int("bo"), "PART#": None}
+
+
+def _sys_subpart(row: JsonFields) -> dict[str, int | str | None]:
+    """A TABSUBPART$ row (SUBPART# is not kept by OLR)."""
+    return {
+        "OBJ#": row.get_int("obj"),
+        "DATAOBJ#": _data_obj(row),
+        "POBJ#": row.get_int("p-obj"),
+        "SUBPART#": None,
+    }
+
+
+def _olr_sys(root: JsonFields, scn: int) -> SysRows | None:
+    """The ``sys`` member from the checkpoint's copies of OBJ$, TABPART$, TABCOMPART$, TABSUBPART$ and
+    USER$: the ``USER$`` rows of the users OLR tracks (``users``), the ``OBJ$`` rows of their tables,
+    partitions and subpartitions, the ``TABPART$`` / ``TABCOMPART$`` rows of those tables and the
+    ``TABSUBPART$`` rows of those composite partitions, each valid from ``scn``, in object order.
+    ``None`` when the checkpoint has no ``users`` list."""
+    if root.data.get("users") is None:
+        return None
+    names = set(root.get_str_list("users"))
+    users = [row for row in root.objects("sys-user") if row.get_str("name") in names]
+    owner_nos = {row.get_int("user") for row in users}
+    kinds = (_OBJ_TYPE_TABLE, _OBJ_TYPE_PARTITION, _OBJ_TYPE_SUBPARTITION)
+    objs = [
+        r for r in root.objects("sys-obj") if r.get_int("owner") in owner_nos and r.get_int("type") in kinds
+    ]
+    tables = {row.get_int("obj") for row in objs if row.get_int("type") == _OBJ_TYPE_TABLE}
+    tabparts = [r for r in root.objects("sys-tabpart", required=False) if r.get_int("bo") in tables]
+    compparts = [r for r in root.objects("sys-tabcompart", required=False) if r.get_int("bo") in tables]
+    composite = {row.get_int("obj") for row in compparts}
+    subparts = [r for r in root.objects("sys-tabsubpart", required=False) if r.get_int("p-obj") in composite]
+
+    def by_obj(rows: list[JsonFields]) -> list[JsonFields]:
+        return sorted(rows, key=lambda r: r.get_int("obj"))
+
+    return SysRows.from_document(
+        {
+            "OBJ$": [_sys_row(r, scn, _sys_obj(r)) for r in by_obj(objs)],
+            "TABPART$": [_sys_row(r, scn, _sys_part(r)) for r in by_obj(tabparts)],
+            "TABCOMPART$": [_sys_row(r, scn, _sys_part(r)) for r in by_obj(compparts)],
+            "TABSUBPART$": [_sys_row(r, scn, _sys_subpart(r)) for r in by_obj(subparts)],
+            "USER$": [
+                _sys_row(r, scn, {"USER#": r.get_int("user"), "NAME": r.get_str("name")})
+                for r in sorted(users, key=lambda r: r.get_int("user"))
+            ],
+        }
+    )
+
+
 def _olr_history(root: JsonFields) -> DictionaryHistory:
     if "sys-obj" not in root.data and "schema-ref-scn" in root.data:
         raise root.problem(
@@ -270,4 +353,6 @@ def _olr_history(root: JsonFields) -> DictionaryHistory:
     # tables it reads), not OBJ$'s "_NEXT_OBJECT" row, so its largest obj is a lower bound of the
     # database's. Objects of other schemas created after it would then look "created after the
     # export" and fail every batch; None keeps them out of scope, with a warning in the report.
-    return DictionaryHistory(versions, db_charset=db_charset, national_charset=national_charset)
+    return DictionaryHistory(
+        versions, db_charset=db_charset, national_charset=national_charset, sys=_olr_sys(root, scn)
+    )

@@ -52,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
         "--ddl", action="store_true", help="with --random: DDL steps too (random_scenario(ddl=True))"
     )
     parser.add_argument(
+        "--partitions",
+        action="store_true",
+        help="with --random --ddl: partitioned tables and partition DDL too (random_scenario(partitions=True))",
+    )
+    parser.add_argument(
         "--one-transaction", action="store_true", help="with --random: the whole workload in one transaction"
     )
     parser.add_argument("--compat", choices=sorted(COMPAT_NAMES), help="override the compat version")
@@ -80,6 +85,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
             direct_load=not args.no_direct_load,
             one_transaction=args.one_transaction,
             ddl=args.ddl,
+            partitions=args.partitions,
         )
     scenario = load_scenario(args.scenario)
     overrides = {

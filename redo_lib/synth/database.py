@@ -346,6 +346,24 @@ class TableState:
         self._next_block = self._base + 1
         self._unique_map = [{} for _ in self._unique]
 
+    def set_dataobj(self, dataobj: int) -> None:
+        """A new data object id for the segment (TRUNCATE, EXCHANGE): later ROWIDs and row vectors
+        name it."""
+        self.dataobj = dataobj
+        self._rowid_prefix = _base64(dataobj, 6) + _base64(self.rfile, 3)
+
+    def exchange(self, other: TableState) -> None:
+        """EXCHANGE PARTITION: the two objects swap segments (data object id, blocks, rows); each
+        keeps its object id and shape (the caller checked the columns match)."""
+        fields = ("dataobj", "hdba", "rows", "deleted", "_base", "_blocks", "_current", "_next_block",
+                  "_reusable", "_rowid_prefix")  # fmt: skip
+        for name in fields:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            setattr(self, name, theirs)
+            setattr(other, name, mine)
+        for table in (self, other):
+            table.reshape(table.spec)  # the unique indexes over the rows each now holds
+
     def locked_rows(self, txn: int) -> Iterator[Row]:
         """Rows (current or deleted) locked by open transactions other than ``txn``."""
         for row in (*self.rows.values(), *self.deleted.values()):

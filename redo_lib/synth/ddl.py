@@ -3,8 +3,9 @@
 A DDL runs as Oracle runs it: it first commits the session's open transaction (implicit commit),
 then writes a transaction of its own on the session's thread: a begin record (5.2 + 5.1 "begin
 transaction" + 5.19 / 5.20), a record with the 24.1 vector (redo-format §5.9: XID, command type,
-schema, text, object id) and the commit (5.4). The DML Oracle also writes on SYS tables (OBJ$, COL$,
-...) in that transaction is not written. The expected trail gets one DDL record, the only one of the
+schema, text, object id), then the SYS row changes Oracle makes (OBJ$ for CREATE / TRUNCATE / DROP,
+OBJ$ and TABPART$ ... for partition DDL: sysrows.py, partddl.py; COL$ and TAB$ are not written) and
+the commit (5.4). The expected trail gets one DDL record, the only one of the
 transaction (``expected.ddl_record``).
 
 The statement text is generated from the step, owner-qualified, in the form
@@ -25,8 +26,8 @@ NULL; no DEFAULT); DROP COLUMN rewrites every row without the column, so the col
 down one (column index = segcol# - 1), and refuses key columns; RENAME and MODIFY change the spec
 only, MODIFY only widening (VARCHAR2 / RAW longer, NUMBER(p,s) to a larger p with the same s);
 DROP TABLE (no PURGE) removes the table from later steps, keeping its rows as they were for the
-expected tables; TRUNCATE TABLE removes every row. Simplification: TRUNCATE keeps the table's data
-object id, where Oracle gives the segment a new one.
+expected tables (its OBJ$ row renamed BIN$...$0, FLAGS 128: the recycle bin); TRUNCATE TABLE removes
+every row and gives each segment a new data object id (OBJ$ DATAOBJ# update).
 
 A DDL on a table another session has uncommitted changes on would wait in Oracle (ORA-00054 with
 NOWAIT): ``ScenarioError``, as is any statement Oracle would refuse.
@@ -34,14 +35,18 @@ NOWAIT): ``ScenarioError``, as is any statement Oracle would refuse.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from redo_lib.errors import ScenarioError
+from redo_lib.synth import partddl, sysrows
 from redo_lib.synth.columns import type_text
 from redo_lib.synth.database import TableState
 from redo_lib.synth.expected import ddl_record
-from redo_lib.synth.scenario import ColumnSpec, Ddl, TableSpec
+from redo_lib.synth.partitions import PartitionedTable, sys_rows_of_table
+from redo_lib.synth.partspec import bound_text
+from redo_lib.synth.scenario import PARTITION_STATEMENTS, ColumnSpec, Ddl, TableSpec
 
 if TYPE_CHECKING:
     from redo_lib.synth.engine import Engine
@@ -57,6 +62,7 @@ COMMAND_TYPES = {
     "drop_column": 15,
     "rename_column": 15,
     "modify_column": 15,
+    **dict.fromkeys(PARTITION_STATEMENTS, 15),
 }
 #: the OPERATION column of the trail's DDL record
 OPERATIONS = {
@@ -67,6 +73,7 @@ OPERATIONS = {
     "drop_column": "ALTER",
     "rename_column": "ALTER",
     "modify_column": "ALTER",
+    **dict.fromkeys(PARTITION_STATEMENTS, "ALTER"),
 }
 _WIDENABLE = ("VARCHAR2", "RAW")
 
@@ -85,7 +92,7 @@ def statement_text(step: Ddl, spec: TableSpec) -> str:
             items.append(f"CONSTRAINT {spec.name}_PK PRIMARY KEY ({', '.join(spec.primary_key)})")
         for n, key in enumerate(spec.unique_keys, 1):  # names sort in declaration order (rule 12)
             items.append(f"CONSTRAINT {spec.name}_UK{n:02d} UNIQUE ({', '.join(key)})")
-        return f"CREATE TABLE {name} ({', '.join(items)})"
+        return f"CREATE TABLE {name} ({', '.join(items)})" + _partition_clause(spec)
     if kind == "add_column":
         assert step.column is not None
         return f"ALTER TABLE {name} ADD ({_column_text(step.column)})"
@@ -97,6 +104,33 @@ def statement_text(step: Ddl, spec: TableSpec) -> str:
         assert step.column is not None
         return f"ALTER TABLE {name} MODIFY ({step.column_name} {type_text(step.column.type)})"
     return f"{'DROP' if kind == 'drop_table' else 'TRUNCATE'} TABLE {name}"
+
+
+def _partition_clause(spec: TableSpec) -> str:
+    pb = spec.partition_by
+    if pb is None:
+        return ""
+    ctype = spec.column(pb.column).type
+    kind = "RANGE" if pb.ranged else pb.kind.upper()
+    out = f" PARTITION BY {kind} ({pb.column})"
+    if pb.interval is not None:
+        out += f" INTERVAL ({bound_text(ctype, pb.interval)})"
+    if pb.composite:
+        out += f" SUBPARTITION BY HASH ({pb.subpartition_column}) SUBPARTITIONS {pb.subpartitions}"
+    items = []
+    for p in pb.partitions:
+        values = (
+            ""
+            if p.values is None
+            else " "
+            + (
+                f"VALUES LESS THAN ({bound_text(ctype, p.values)})"
+                if pb.ranged
+                else f"VALUES ({bound_text(ctype, p.values)})"
+            )
+        )
+        items.append(f"PARTITION {p.name}{values}")
+    return out + f" ({', '.join(items)})"
 
 
 def check_widening(old: ColumnSpec, new: ColumnSpec) -> None:
@@ -125,11 +159,19 @@ def _replace_column(
     def rename(key: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(new if c == old else c for c in key)
 
+    pb = spec.partition_by
+    if pb is not None and old != new:  # RENAME COLUMN of a partition key
+        pb = dataclasses.replace(
+            pb,
+            column=new if pb.column == old else pb.column,
+            subpartition_column=new if pb.subpartition_column == old else pb.subpartition_column,
+        )
     return dataclasses.replace(
         spec,
         columns=tuple(columns),
         primary_key=rename(spec.primary_key),
         unique_keys=tuple(rename(k) for k in spec.unique_keys),
+        partition_by=pb,
     )
 
 
@@ -149,6 +191,11 @@ def altered_spec(step: Ddl, table: TableState) -> tuple[TableSpec, int | None]:
         return dataclasses.replace(spec, columns=(*spec.columns, step.column)), None
     index = spec.index_of(step.column_name)
     old = spec.columns[index]
+    pb = spec.partition_by
+    if pb is not None and old.name in (pb.column, pb.subpartition_column) and kind != "rename_column":
+        raise ScenarioError(
+            f"{spec.full_name}: {old.name} is a partitioning key column (ORA-12984 / not generated)"
+        )
     if kind == "drop_column":
         if any(old.name in k for k in spec.unique_sets):
             raise ScenarioError(
@@ -172,14 +219,18 @@ def altered_spec(step: Ddl, table: TableState) -> tuple[TableSpec, int | None]:
 
 
 def _new_object_id(e: Engine) -> int:
-    """Above every object id in use (tables, their data objects and key indexes), a multiple of 10."""
+    """Above every object id in use (tables, their data objects and key indexes, partitions), a
+    multiple of 10."""
     used = max((max(t.obj, t.dataobj, t.index_obj) for t in (*e.tables.values(), *e.dropped)), default=69_990)
-    return (used // 10 + 1) * 10
+    return (max(used, e.max_id) // 10 + 1) * 10
 
 
 def _check_waits(e: Engine, session: str, table: TableState) -> None:
     for name, other in e.open.items():
-        if name != session and any(c.revert[1] is table for c in other.changes):
+        if name != session and any(
+            c.revert[1] is table or (isinstance(table, PartitionedTable) and table.holds(c.revert[1]))
+            for c in other.changes
+        ):
             raise ScenarioError(
                 f"{table.spec.full_name}: session {name} has uncommitted changes on it; the DDL would "
                 "wait (ORA-00054 with NOWAIT)"
@@ -201,10 +252,21 @@ def run(e: Engine, step: Ddl) -> None:
         table = e.table(step.table)
         _check_waits(e, step.session, table)
         spec = table.spec
+        if kind in PARTITION_STATEMENTS:
+            partddl.check(e, step, table)
+            if step.with_table:
+                _check_waits(e, step.session, e.table(step.with_table))
         new_spec, drop = (
-            (spec, None) if kind in ("drop_table", "truncate_table") else altered_spec(step, table)
+            (spec, None)
+            if kind in ("drop_table", "truncate_table", *PARTITION_STATEMENTS)
+            else altered_spec(step, table)
         )
-    text = step.sql if step.sql is not None else statement_text(step, spec)
+    if step.sql is not None:
+        text = step.sql
+    elif kind in PARTITION_STATEMENTS:
+        text = partddl.statement_text(step, table)
+    else:
+        text = statement_text(step, spec)
     e.commit(step.session)  # DDL commits the session's open transaction first
     if table is None:
         obj = spec.obj if spec.obj is not None else _new_object_id(e)
@@ -222,11 +284,51 @@ def run(e: Engine, step: Ddl) -> None:
             thread=placed.thread, sequence=placed.sequence, rba=str(placed.rba),
         )
     )  # fmt: skip
-    if kind == "drop_table":
+    if kind == "create_table":
+        for name, values in sys_rows_of_table(e, table):
+            sysrows.insert(e, t, name, values)
+    elif kind == "drop_table":
+        _recycle(e, t, table)
         del e.tables[spec.full_name]
         e.dropped.append(table)
     elif kind == "truncate_table":
-        table.truncate()
-    elif kind != "create_table":
+        _truncate(e, t, table)
+    elif kind in PARTITION_STATEMENTS:
+        partddl.apply(e, t, step, table)
+    else:
         table.reshape(new_spec, drop=drop)
     e.commit(step.session)
+
+
+def _truncate(e: Engine, t: Any, table: Any) -> None:
+    """TRUNCATE TABLE: each segment empty with a new data object id (OBJ$ DATAOBJ# updates; a
+    partition's TABPART$ / TABSUBPART$ row too)."""
+    if isinstance(table, PartitionedTable):
+        for part in table.parts:
+            for state, name in (
+                [(part.state, "TABPART$")] if part.state else [(s.state, "TABSUBPART$") for s in part.subs]
+            ):
+                partddl.new_dataobj(e, t, state, name)
+        return
+    partddl.new_dataobj(e, t, table, "")
+
+
+def recycle_name(obj: int, scn: int) -> str:
+    """A recycle-bin name: BIN$ + 24 base64 characters of a 16-byte GUID + $0 (30 characters).
+    The generator's GUID is made of the object id and the SCN."""
+    guid = obj.to_bytes(8, "big") + scn.to_bytes(8, "big")
+    return "BIN$" + base64.b64encode(guid).decode("ascii") + "$0"
+
+
+def _recycle(e: Engine, t: Any, table: Any) -> None:
+    """DROP TABLE (no PURGE) puts the table in the recycle bin: its OBJ$ row (and its partitions')
+    renamed to its BIN$ name, FLAGS 128 (in the recycle bin; the flag OLR's and Redotrail's
+    checkpoint loaders skip)."""
+    name = recycle_name(table.obj, e.clock.scn)
+    objs = [table.obj]
+    if isinstance(table, PartitionedTable):
+        objs += [x.obj for p in table.parts for x in (p, *p.subs)]
+    for obj in objs:
+        row = e.sys.find("OBJ$", **{"OBJ#": obj})
+        if row is not None:
+            sysrows.update(e, t, "OBJ$", row, {"NAME": name, "FLAGS": 128})

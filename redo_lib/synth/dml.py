@@ -416,6 +416,9 @@ def _new_value(table: TableState, i: int, current: Any, expr: Any) -> Any:
     return value
 
 
+new_value = _new_value  # the value of a SET expression (partitions.py checks row movement)
+
+
 def update(e: Engine, t: OpenTxn, step: Update) -> None:
     table = e.table(step.table)
     if not step.set:

@@ -28,12 +28,12 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, final
+from typing import IO, Any, final
 
 from redo_lib.errors import ScenarioError
 from redo_lib.format.model import ChangeVector, RowOperation, UndoRecord
 from redo_lib.scn import Uba, Xid
-from redo_lib.synth import ddl, dml, storage
+from redo_lib.synth import ddl, dml, partitions, storage, sysrows
 from redo_lib.synth.database import TableState
 from redo_lib.synth.dml import Change
 from redo_lib.synth.expected import Spool, TrailSink
@@ -103,15 +103,38 @@ class Engine:
         self.sink = TrailSink(trail)
         # the expected trail under the image options (update-befores, full-deletes), when asked for
         self.image_sink = TrailSink(images, images=True) if images is not None else None
-        self.tables: dict[str, TableState] = {}  # the tables that exist, by OWNER.NAME
-        self.dropped: list[TableState] = []  # dropped by DDL, as they were then
-        for i, spec in enumerate(scenario.tables):
-            obj = spec.obj if spec.obj is not None else _TABLE_OBJ_BASE + 10 * i
+        # the tables that exist, by OWNER.NAME (a partitioned one: its PartitionedTable)
+        self.tables: dict[str, Any] = {}
+        self.dropped: list[Any] = []  # dropped by DDL, as they were then
+        self.segment_keys: dict[str, TableState] = {}  # partition segments, by segment_key
+        self._segment_key: dict[int, str] = {}
+        self._states_made = 0  # segments made so far (each its own range of blocks)
+        self._system_names = 100  # SYS_P<n> names of interval partitions
+        self.sys = sysrows.SysTables(s.data_block_size)  # SYS.OBJ$, TABPART$, ... (sysrows.py)
+        ids = [
+            spec.obj if spec.obj is not None else _TABLE_OBJ_BASE + 10 * i
+            for i, spec in enumerate(scenario.tables)
+        ]
+        #: the highest object number handed out (Oracle numbers objects from one counter)
+        self.max_id = max(
+            (_spec_max_id(spec, obj) for spec, obj in zip(scenario.tables, ids, strict=True)), default=0
+        )
+        for spec, obj in zip(scenario.tables, ids, strict=True):
             self.add_table(spec, obj=obj, dataobj=spec.dataobj if spec.dataobj is not None else obj + 5)
         #: the tables as the scenario starts (ids filled in): the dictionary export, scenario.yaml
         self.initial_tables: tuple[TableSpec, ...] = tuple(
-            dataclasses.replace(t.spec, obj=t.obj, dataobj=t.dataobj) for t in self.tables.values()
+            t.resolved_spec()
+            if isinstance(t, partitions.PartitionedTable)
+            else dataclasses.replace(t.spec, obj=t.obj, dataobj=t.dataobj)
+            for t in self.tables.values()
         )
+        self.initial_max_id = self.max_id
+        for owner in sorted({t.spec.owner for t in self.tables.values()}):
+            self.sys.seed("USER$", sysrows.user_values(self, owner))
+        for table in self.tables.values():
+            for name, values in partitions.sys_rows_of_table(self, table):
+                self.sys.seed(name, values)
+        self.sys.take_snapshot(max(s.start_scn - 1, 0))
         threads = sorted({sp.thread for sp in scenario.sessions} | {1})
         self.logs: dict[int, ThreadLog] = {t: ThreadLog(out / "logs", s, t, self.clock) for t in threads}
         self.vectors = Vectors(self.logs[1].layout)
@@ -136,10 +159,22 @@ class Engine:
 
     # -- identities -------------------------------------------------------------------------------
 
-    def add_table(self, spec: TableSpec, *, obj: int, dataobj: int) -> TableState:
-        """A table of the scenario, or one CREATE TABLE made: its own range of data blocks."""
-        count = len(self.tables) + len(self.dropped)
-        state = TableState(
+    def add_table(self, spec: TableSpec, *, obj: int, dataobj: int) -> Any:
+        """A table of the scenario, or one CREATE TABLE made: its own range of data blocks (a
+        partitioned table: one per partition or subpartition, ``partitions.py``)."""
+        self.max_id = max(self.max_id, obj + 1)
+        if spec.partition_by is not None:
+            table: Any = partitions.build(self, spec, obj)
+        else:
+            self.max_id = max(self.max_id, dataobj)
+            table = self._state(spec, obj, dataobj)
+        self.tables[spec.full_name] = table
+        return table
+
+    def _state(self, spec: TableSpec, obj: int, dataobj: int) -> TableState:
+        count = self._states_made
+        self._states_made += 1
+        return TableState(
             spec,
             obj=obj,
             dataobj=dataobj,
@@ -147,11 +182,43 @@ class Engine:
             base_block=0x100 + 0x8000 * count,
             block_size=self.settings.data_block_size,
         )
-        self.tables[spec.full_name] = state
+
+    def new_segment(self, table: Any, obj: int, dataobj: int) -> TableState:
+        """The segment of a partition or subpartition of ``table`` (its key index is the table's)."""
+        self.max_id = max(self.max_id, obj, dataobj)
+        state = self._state(table.spec, obj, dataobj)
+        state.index_obj = table.index_obj
+        key = f"{table.spec.full_name}@{obj}"
+        self.segment_keys[key] = state
+        self._segment_key[id(state)] = key
         return state
 
+    def segment_key(self, state: TableState) -> str:
+        """The name DML steps give a partition's segment (``Engine.table`` resolves it)."""
+        return self._segment_key[id(state)]
+
+    def next_object_id(self) -> int:
+        """The next number of Oracle's object counter (partitions, new data objects)."""
+        self.max_id += 1
+        return self.max_id
+
+    def next_system_name(self) -> int:
+        self._system_names += 1
+        return self._system_names
+
+    def new_ident(self) -> int:
+        self._next_ident += 1
+        return self._next_ident - 1
+
+    def free_txn(self, txn: Txn) -> None:
+        self._free(txn)
+
     def table(self, name: str) -> TableState:
-        """An existing table by ``OWNER.NAME`` or by a unique bare ``NAME``."""
+        """An existing table by ``OWNER.NAME`` or by a unique bare ``NAME`` (or a partition's segment
+        by its ``segment_key``)."""
+        segment = self.segment_keys.get(name)
+        if segment is not None:
+            return segment
         hits = [t for t in self.tables.values() if name in (t.spec.full_name, t.spec.name)]
         if len(hits) == 1:
             return hits[0]
@@ -323,7 +390,10 @@ class Engine:
             if any(full in o.direct_tables for o in self.open.values() if o is not t):
                 raise ScenarioError(f"{full}: locked by another session's direct-path insert")
             self.clock.bump()
-            if isinstance(step, Insert):
+            table = self.table(step.table)
+            if isinstance(table, partitions.PartitionedTable):
+                partitions.run_dml(self, t, step, table)
+            elif isinstance(step, Insert):
                 dml.insert(self, t, step)
             elif isinstance(step, DirectInsert):
                 dml.direct_insert(self, t, step)
@@ -461,6 +531,15 @@ class Engine:
         self.open.clear()
         for log in self.logs.values():
             log.abort()
+
+
+def _spec_max_id(spec: TableSpec, obj: int) -> int:
+    """The highest id a table of the scenario takes as given (its data object obj + 5 by default)."""
+    ids = [obj + 5 if spec.dataobj is None else spec.dataobj, obj + 1]
+    if spec.partition_by is not None:
+        for p in spec.partition_by.partitions:
+            ids += [p.obj or 0, p.dataobj or 0] + [x or 0 for s in p.subparts for x in (s.obj, s.dataobj)]
+    return max(ids)
 
 
 def iso(moment: dt.datetime) -> str:

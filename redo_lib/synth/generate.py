@@ -31,15 +31,16 @@ from typing import Any, final
 
 import yaml
 
-from redo_lib.dictionary import ColumnDef, DictionaryHistory, KeyKind, OwnerObject, TableVersion
+from redo_lib.dictionary import ColumnDef, DictionaryHistory, KeyKind, OwnerObject, PartitionDef, TableVersion
 from redo_lib.errors import ScenarioError
+from redo_lib.synth import sysrows
 from redo_lib.synth.columns import render, type_text
 from redo_lib.synth.database import TableState
 from redo_lib.synth.engine import Engine
 from redo_lib.synth.load import dump_scenario, dump_step
 from redo_lib.synth.scenario import Scenario, Step
 
-__all__ = ["GenerationResult", "build_dictionary", "generate"]
+__all__ = ["GenerationResult", "build_dictionary", "dictionary_text", "generate"]
 
 DB_CHARSET = "AL32UTF8"
 NATIONAL_CHARSET = "AL16UTF16"
@@ -81,7 +82,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
     generator writes, such as ``SEG$``, are numbered far below)."""
     versions = []
     for spec in engine.initial_tables:
-        assert spec.obj is not None and spec.dataobj is not None
+        assert spec.obj is not None and (spec.dataobj is not None or spec.partition_by is not None)
         columns = tuple(
             ColumnDef(
                 col_no=i + 1,
@@ -99,10 +100,17 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
             for i, c in enumerate(spec.columns)
         )
         kind = KeyKind(spec.key_kind)
+        parts = spec.partition_by.partitions if spec.partition_by else ()
         versions.append(
             TableVersion(
                 obj=spec.obj,
                 dataobj=spec.dataobj,
+                partitions=tuple(
+                    PartitionDef(obj=x.obj, dataobj=x.dataobj, name=x.name)
+                    for p in parts
+                    for x in (p, *p.subparts)
+                    if x.obj is not None
+                ),
                 owner=spec.owner,
                 name=spec.name,
                 columns=columns,
@@ -112,20 +120,36 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 **STORAGE_ATTRIBUTES.get(spec.storage, {}),
             )
         )
-    initial = {spec.obj for spec in engine.initial_tables}
-    tables = [t for t in (*engine.tables.values(), *engine.dropped) if t.obj in initial]
+    valid_from = max(engine.settings.start_scn - 1, 0)
+    versions.extend(sysrows.dictionary_versions(valid_from, DB_CHARSET))
+    objects = []
+    for spec in engine.initial_tables:
+        assert spec.obj is not None
+        objects.append(OwnerObject(obj=spec.obj, dataobj=spec.dataobj, owner=spec.owner, name=spec.name))
+        for p in spec.partition_by.partitions if spec.partition_by else ():
+            for x, kind in ((p, "TABLE PARTITION"), *((sp, "TABLE SUBPARTITION") for sp in p.subparts)):
+                assert x.obj is not None
+                objects.append(
+                    OwnerObject(
+                        obj=x.obj, dataobj=x.dataobj, owner=spec.owner, name=spec.name, subname=x.name,
+                        type=kind,
+                    )
+                )  # fmt: skip
     return DictionaryHistory(
         versions,
         db_charset=DB_CHARSET,
         national_charset=NATIONAL_CHARSET,
-        max_object_id=max((max(t.obj, t.dataobj, t.index_obj) for t in tables), default=None),
+        max_object_id=engine.initial_max_id if engine.initial_tables else None,
         owners=sorted({spec.owner for spec in engine.initial_tables}),
-        owner_objects=[
-            OwnerObject(obj=spec.obj, dataobj=spec.dataobj, owner=spec.owner, name=spec.name)
-            for spec in engine.initial_tables
-            if spec.obj is not None
-        ],
+        owner_objects=objects,
     )
+
+
+def dictionary_text(engine: Engine) -> str:
+    """The document: ``build_dictionary`` plus the ``sys`` member (the export's SYS rows)."""
+    text = build_dictionary(engine).to_json().rstrip()
+    assert text.endswith("}")
+    return text[:-1].rstrip() + ",\n" + engine.sys.document_text() + "\n}\n"
 
 
 def _sort_key(state: TableState) -> Callable[[Any], Any]:
@@ -225,7 +249,7 @@ def generate(
                 shutil.copyfileobj(recorded, yaml_out)
     steps_path.unlink()
     dictionary = folder / "dictionary.json"
-    dictionary.write_text(build_dictionary(engine).to_json(), encoding="utf-8")
+    dictionary.write_text(dictionary_text(engine), encoding="utf-8")
     tables = write_tables(engine, folder / "expected" / "tables")
     write_unsupported(engine, folder / "expected" / "unsupported.json")
     logs = tuple(path for log in engine.logs.values() for path, _ in log.written)

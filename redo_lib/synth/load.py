@@ -57,6 +57,7 @@ import yaml
 
 from redo_lib.errors import Position, ScenarioError
 from redo_lib.synth.columns import Timestamp, parse_type
+from redo_lib.synth.partspec import dump_partition_by, parse_partition_by
 from redo_lib.synth.scenario import (
     DDL_STATEMENTS,
     PREDICATE_OPS,
@@ -178,6 +179,7 @@ _TABLE_KEYS = frozenset(
         "securefile",
         "locator_pages",
         "storage",
+        "partition_by",
     }
 )
 
@@ -213,6 +215,9 @@ def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
         securefile=_securefile(raw.get("securefile", False), what),
         locator_pages=_count(raw.get("locator_pages", 0), f"{what}.locator_pages"),
         storage=raw.get("storage"),
+        partition_by=None
+        if raw.get("partition_by") is None
+        else parse_partition_by(raw["partition_by"], what),
     )
 
 
@@ -356,7 +361,14 @@ _DDL_KEYS = {
     "modify_column": {"table", "column", "type"},
     "drop_table": {"table"},
     "truncate_table": {"table"},
+    "add_partition": {"table", "partition"},
+    "drop_partition": {"table", "partition"},
+    "truncate_partition": {"table", "partition"},
+    "split_partition": {"table", "partition", "at", "into"},
+    "merge_partitions": {"table", "partitions", "into"},
+    "exchange_partition": {"table", "partition", "with"},
 }
+_OPTIONAL_KEYS = {"add_partition": {"values"}, "add_column": {"nullable"}}
 
 
 def _ddl(kind: str, args: Any, what: str, common: dict[str, str]) -> Ddl:
@@ -371,10 +383,20 @@ def _ddl(kind: str, args: Any, what: str, common: dict[str, str]) -> Ddl:
     if kind == "create_table":
         return Ddl(statement=kind, create=_table(args, 0, what=f"{what}.create_table"), sql=sql, **common)
     required = _DDL_KEYS[kind]
-    unknown = set(args) - required - {"nullable"}
+    unknown = set(args) - required - _OPTIONAL_KEYS.get(kind, set()) - {"nullable"}
     missing = required - set(args)
     if unknown or missing:
         raise ScenarioError(f"{what}: {kind} takes {sorted(required)} (and sql), not {sorted(args)}")
+    if "partition" in args or "partitions" in args:
+        named = args.get("partitions", [args.get("partition")])
+        into = args.get("into") or []
+        return Ddl(
+            statement=kind, table=str(args["table"]),
+            partitions=tuple(str(n) for n in (named if isinstance(named, list) else [named])),
+            into=tuple(str(n) for n in (into if isinstance(into, list) else [into])),
+            values=args.get("values", args.get("at")), with_table=str(args.get("with") or ""),
+            sql=sql, **common,
+        )  # fmt: skip
     column = None
     if "type" in args:
         if kind == "add_column" and args.get("nullable", True) is not True:
@@ -402,6 +424,7 @@ def _table_plain(t: TableSpec) -> dict[str, Any]:
         | ({"securefile": t.securefile} if t.securefile else {})
         | ({"locator_pages": t.locator_pages} if t.locator_pages else {})
         | ({"storage": t.storage} if t.storage else {})
+        | ({"partition_by": dump_partition_by(t.partition_by)} if t.partition_by else {})
     )
 
 
@@ -417,6 +440,15 @@ def _ddl_plain(step: Ddl) -> dict[str, Any]:
             body["type"] = str(step.column.type)
         if step.new_name:
             body["to"] = step.new_name
+        if step.partitions:
+            key = "partitions" if step.statement == "merge_partitions" else "partition"
+            body[key] = list(step.partitions) if key == "partitions" else step.partitions[0]
+        if step.values is not None:
+            body["at" if step.statement == "split_partition" else "values"] = _plain(step.values)
+        if step.into:
+            body["into"] = list(step.into) if step.statement == "split_partition" else step.into[0]
+        if step.with_table:
+            body["with"] = step.with_table
     if step.sql is not None:
         body["sql"] = step.sql
     return {step.statement: body}

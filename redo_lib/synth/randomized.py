@@ -22,6 +22,7 @@ same seed (and parameters) gives the same scenario, byte for byte.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
 import random
@@ -29,11 +30,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from redo_lib.errors import ScenarioError
+from redo_lib.synth import partddl
 from redo_lib.synth.columns import ColumnType, parse_type
 from redo_lib.synth.database import Row, TableState
 from redo_lib.synth.ddl import altered_spec
 from redo_lib.synth.engine import Engine
+from redo_lib.synth.partitions import PartitionedTable
+from redo_lib.synth.partspec import MAXVALUE, PartDef, PartitionBy
 from redo_lib.synth.scenario import (
+    PARTITION_STATEMENTS,
     ColumnSpec,
     Commit,
     Ddl,
@@ -85,10 +90,14 @@ def random_scenario(
     direct_load: bool = True,
     one_transaction: bool = False,
     ddl: bool = False,
+    partitions: bool = False,
 ) -> Scenario:
     """A random valid scenario; ``size`` (bytes of logs) overrides ``steps``. ``direct_load=False``
     leaves direct-path inserts out; ``ddl=True`` adds DDL steps (not with ``one_transaction``: DDL
-    commits). ``one_transaction=True`` puts the whole workload into a single
+    commits); with ``partitions=True`` too, CREATE TABLE makes partitioned tables half the time and
+    partition DDL (ADD / DROP / TRUNCATE / SPLIT / MERGE / EXCHANGE) runs on them (off by default: the
+    decoder follows partitions made after the export only from the SYS rows, docs/dictionary.md).
+    ``one_transaction=True`` puts the whole workload into a single
     transaction of one session, committed at the end (savepoints and rollbacks to them included; no
     direct-path inserts, which would lock their table for the rest of it): the memory benchmark's
     "one 2 GB transaction"."""
@@ -117,6 +126,8 @@ def random_scenario(
     ddl = ddl and not one_transaction
     if ddl:
         params["ddl"] = True
+        if partitions:
+            params["partitions"] = True
     plan = _Plan(
         random.Random(seed ^ 0x5EED),
         steps=steps,
@@ -125,10 +136,36 @@ def random_scenario(
         direct_load=direct_load,
         one_transaction=one_transaction,
         ddl=random.Random(seed ^ 0xDD1) if ddl else None,
+        partitions=ddl and partitions,
     )
     return Scenario(
         name=f"random-{seed}", settings=settings, tables=tables, sessions=sessions, steps=plan, random=params
     )
+
+
+def _partitioning(rnd: random.Random, spec: TableSpec) -> PartitionBy:
+    """A partitioning of a random table: interval or range on a NUMBER key column K1 (its values
+    are fresh, increasing), list (with DEFAULT), hash, or range with hash subpartitions."""
+    k1 = spec.columns[0]
+    numeric = k1.type.name == "NUMBER" and not k1.nullable
+    kind = rnd.choice(["interval", "range", "composite"] if numeric else ["hash", "list", "composite"])
+    if kind == "interval":
+        return PartitionBy(kind="interval", column="K1", interval=decimal.Decimal(1000),
+                           partitions=(PartDef(name="P1", values=1000),))  # fmt: skip
+    if kind == "hash":
+        return PartitionBy(
+            kind="hash", column="K1", partitions=tuple(PartDef(name=f"H{j}") for j in range(1, 4))
+        )
+    if kind == "list":
+        first = (1,) if k1.type.name == "NUMBER" else ("x",)
+        return PartitionBy(kind="list", column="K1", partitions=(PartDef(name="L1", values=first),
+                                                                  PartDef(name="LD", values="DEFAULT")))  # fmt: skip
+    bounds = (500, 3000, MAXVALUE) if numeric else (MAXVALUE,)
+    sub = kind == "composite"
+    return PartitionBy(
+        kind="range", column="K1", partitions=tuple(PartDef(name=f"R{j}", values=b) for j, b in enumerate(bounds, 1)),
+        subpartition_column="K1" if sub else "", subpartitions=2 if sub else 0,
+    )  # fmt: skip
 
 
 def _table(rnd: random.Random, i: int, name: str = "") -> TableSpec:
@@ -166,8 +203,10 @@ class _Plan:
         direct_load: bool,
         one_transaction: bool = False,
         ddl: random.Random | None = None,
+        partitions: bool = False,
     ) -> None:
         self.rnd = rnd
+        self.partitions = partitions  # DDL creates partitioned tables and runs partition DDL
         self.ddl = ddl  # the DDL choices' own stream (None: no DDL)
         self._ddl_names = 0
         self.one_transaction = one_transaction
@@ -276,7 +315,12 @@ class _Plan:
         if full or (rows and roll < 0.22):
             return self._delete(table, name, session, rows, multi=rnd.random() < 0.2)
         if rows and roll < 0.50:
-            return self._update(table, name, session, rows, multi=rnd.random() < 0.2)
+            step = self._update(table, name, session, rows, multi=rnd.random() < 0.2)
+            if isinstance(table, PartitionedTable):  # no row movement (ORA-14402)
+                keys = {table.pb.column, table.pb.subpartition_column}
+                kept = {c: v for c, v in step.set.items() if c not in keys}
+                return dataclasses.replace(step, set=kept) if kept else None
+            return step
         if roll < 0.53 and self.direct_load and not any(True for _ in table.locked_rows(ident)):
             return DirectInsert(
                 session=session,
@@ -360,22 +404,33 @@ class _Plan:
 
     def _ddl(self, engine: Engine, session: str) -> Step | None:
         """A DDL step valid now: on a table no other session has uncommitted changes on (the session's
-        own are committed by the DDL), or a CREATE TABLE."""
+        own are committed by the DDL), or a CREATE TABLE (partitioned, now and then)."""
         rnd = self.ddl
         assert rnd is not None
         busy = {id(c.revert[1]) for name, o in engine.open.items() if name != session for c in o.changes}
-        tables = [t for t in engine.tables.values() if id(t) not in busy]
+        tables = [
+            t
+            for t in engine.tables.values()
+            if id(t) not in busy
+            and not (isinstance(t, PartitionedTable) and any(id(x) in busy for x in t.segments))
+        ]
+        partitioned = [t for t in tables if isinstance(t, PartitionedTable)]
         kind = rnd.choice(
             ["add_column"] * 4 + ["rename_column"] * 3 + ["drop_column"] * 3 + ["modify_column"] * 3
-            + ["create_table"] * 2 + ["truncate_table", "drop_table"]
+            + ["create_table"] * 2 + ["truncate_table", "drop_table"] + ["partition"] * (10 if self.partitions else 0)
         )  # fmt: skip
         self._ddl_names += 1
         n = self._ddl_names
-        if kind == "create_table" or not tables:
+        if kind == "partition" and partitioned:
+            return self._partition_ddl(engine, session, rnd.choice(partitioned), n)
+        if kind in ("create_table", "partition") or not tables:
             existing = {t.spec.name for t in (*engine.tables.values(), *engine.dropped)}
             if len(existing) >= 12:
                 return None
-            return Ddl(session=session, statement="create_table", create=_table(rnd, 0, f"N{n}"))
+            spec = _table(rnd, 0, f"N{n}")
+            if self.partitions and rnd.random() < 0.5:
+                spec = dataclasses.replace(spec, partition_by=_partitioning(rnd, spec))
+            return Ddl(session=session, statement="create_table", create=spec)
         table = rnd.choice(tables)
         spec = table.spec
         name = spec.full_name
@@ -399,10 +454,68 @@ class _Plan:
             else:
                 return None
             new = ColumnSpec(name=column.name, type=parse_type(wider))
-            return Ddl(session=session, statement=kind, table=name, column=new)
-        step = Ddl(session=session, statement=kind, table=name, column_name=column.name)
+            step = Ddl(session=session, statement=kind, table=name, column=new)
+        else:
+            step = Ddl(session=session, statement=kind, table=name, column_name=column.name)
         try:
             altered_spec(step, table)  # key columns, the last column, chained pieces: refused
+        except ScenarioError:
+            return None
+        return step
+
+    def _partition_ddl(self, engine: Engine, session: str, table: PartitionedTable, n: int) -> Step | None:
+        """ADD / DROP / TRUNCATE / SPLIT / MERGE / EXCHANGE PARTITION, when the table allows it."""
+        rnd = self.ddl
+        assert rnd is not None
+        kind = rnd.choice(PARTITION_STATEMENTS)
+        name = table.spec.full_name
+        parts = table.parts
+        part = rnd.choice(parts)
+        common: dict[str, Any] = {"session": session, "table": name}
+        finite = [p.values for p in parts if table.pb.ranged and p.values != MAXVALUE]
+        if kind == "add_partition":
+            number = table.spec.column(table.pb.column).type.name == "NUMBER"
+            listed: Any = [n * 1000 + 7] if number else [f"v{n}"]
+            values: Any = (max(finite) + 1000 if finite else 1000) if table.pb.ranged else listed
+            step = Ddl(statement=kind, partitions=(f"P{n}",), values=values, **common)
+        elif kind == "split_partition":
+            i = parts.index(part)
+            low = parts[i - 1].values if i else None
+            high = part.values
+            if high == MAXVALUE:
+                high = (low if low is not None else 0) + 2000
+            at = (low + high) // 2 if low is not None else high - 500
+            step = Ddl(
+                statement=kind, partitions=(part.name,), values=at, into=(f"P{n}A", f"P{n}B"), **common
+            )
+        elif kind == "merge_partitions":
+            if len(parts) < 2:
+                return None
+            i = rnd.randrange(len(parts) - 1)
+            step = Ddl(
+                statement=kind, partitions=(parts[i].name, parts[i + 1].name), into=(f"P{n}",), **common
+            )
+        elif kind == "exchange_partition":
+            shape = [(c.name, c.type) for c in table.spec.columns]
+            mates = [
+                t
+                for t in engine.tables.values()
+                if not isinstance(t, PartitionedTable) and [(c.name, c.type) for c in t.spec.columns] == shape
+            ]
+            if not mates:  # a plain table of the same shape, to exchange with later
+                spec = dataclasses.replace(
+                    table.spec, name=f"X{n}", partition_by=None, obj=None, dataobj=None
+                )
+                return Ddl(session=session, statement="create_table", create=spec)
+            step = Ddl(
+                statement=kind, partitions=(part.name,), with_table=rnd.choice(mates).spec.full_name, **common
+            )
+        else:
+            if kind == "drop_partition" and part.values in (MAXVALUE, "DEFAULT"):
+                return None  # later inserts would find no partition (ORA-14400)
+            step = Ddl(statement=kind, partitions=(part.name,), **common)
+        try:
+            partddl.check(engine, step, table)
         except ScenarioError:
             return None
         return step

@@ -29,11 +29,13 @@ from typing import Any, final
 
 from redo_lib.errors import ScenarioError
 from redo_lib.synth.columns import LOB_TYPES, ColumnType, normalize
+from redo_lib.synth.partspec import PartitionBy, check_partition_by
 
 __all__ = [
     "COMPAT_NAMES",
     "AppendLob",
     "DDL_STATEMENTS",
+    "PARTITION_STATEMENTS",
     "ColumnSpec",
     "Commit",
     "Ddl",
@@ -125,6 +127,8 @@ class TableSpec:
     # "encrypted" (a TDE tablespace: row vectors TYP|0x80, opaque bodies), "oltp_compressed" (inserted
     # rows as one compressed row image, §5.1), "iot" (index-organized: 5.1 opc 10.22 + 10.x)
     storage: str | None = None
+    # a partitioned table (partspec.py): its partitions, each a segment of its own
+    partition_by: PartitionBy | None = None
 
     def __post_init__(self) -> None:
         if self.locator_pages < 0 or (self.locator_pages and self.securefile):
@@ -160,6 +164,10 @@ class TableSpec:
                 raise ScenarioError(
                     f"table {self.full_name}: primary key columns {nullable} must be NOT NULL"
                 )
+        if self.partition_by is not None:
+            if self.storage:
+                raise ScenarioError(f"table {self.full_name}: partitioned tables take no storage")
+            object.__setattr__(self, "partition_by", check_partition_by(self))
 
     @property
     def full_name(self) -> str:
@@ -389,6 +397,15 @@ class Sleep:
             raise ScenarioError("sleep needs a non-negative number of seconds")
 
 
+#: partition DDL (partitions.py): ALTER TABLE ... ADD / DROP / TRUNCATE / SPLIT / MERGE / EXCHANGE
+PARTITION_STATEMENTS = (
+    "add_partition",
+    "drop_partition",
+    "truncate_partition",
+    "split_partition",
+    "merge_partitions",
+    "exchange_partition",
+)
 DDL_STATEMENTS = (
     "create_table",
     "add_column",
@@ -397,6 +414,7 @@ DDL_STATEMENTS = (
     "modify_column",
     "drop_table",
     "truncate_table",
+    *PARTITION_STATEMENTS,
 )
 
 
@@ -419,6 +437,12 @@ class Ddl:
     column_name: str = ""
     new_name: str = ""
     sql: str | None = None
+    # partition DDL: the partition(s) named, the new bound (add: values; split: at), the new
+    # partitions (split: two names; merge: one), the table of an exchange
+    partitions: tuple[str, ...] = ()
+    values: Any = None
+    into: tuple[str, ...] = ()
+    with_table: str = ""
 
     def __post_init__(self) -> None:
         if self.statement not in DDL_STATEMENTS:
@@ -437,8 +461,26 @@ class Ddl:
             raise ScenarioError(f"{self.statement} needs a column")
         if self.statement == "rename_column":
             _check_name(self.new_name, "column")
+        if self.statement in PARTITION_STATEMENTS:
+            _check_partition_step(self)
         if self.sql is not None and not self.sql.strip():
             raise ScenarioError(f"{self.statement}: empty sql text")
+
+
+def _check_partition_step(step: Ddl) -> None:
+    kind = step.statement
+    want = {"merge_partitions": 2}.get(kind, 1)
+    if len(step.partitions) != want:
+        raise ScenarioError(f"{kind} names {want} partition(s), not {list(step.partitions)}")
+    for name in (*step.partitions, *step.into):
+        _check_name(name, "partition")
+    into = {"split_partition": 2, "merge_partitions": 1}.get(kind, 0)
+    if into and len(step.into) != into:
+        raise ScenarioError(f"{kind} makes {into} partition(s): into: {list(step.into)}")
+    if kind == "split_partition" and step.values is None:
+        raise ScenarioError("split_partition needs at: the bound it splits at")
+    if kind == "exchange_partition" and not step.with_table:
+        raise ScenarioError("exchange_partition needs with: the table to exchange with")
 
 
 Step = (

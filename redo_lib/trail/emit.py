@@ -11,7 +11,7 @@ the assemble stage (``batches.assemble_stream``, ``pipeline.assemble_batches``).
 * ``evolve_dictionary``: DDL (24.1) applied to the dictionary (``dictionary/ddl.py``), each statement
   opening a version from its SCN on. The core calls it back for each DDL it emits (``apply_ddl``);
   the Spark driver runs it over a batch's DDL events before assembly
-  (``batches.evolve_batch_dictionary``).
+  (``batch_dictionary.evolve_batch_dictionary``).
 
 Objects the dictionary does not know, the capture scope and the counts they leave (``out_of_scope``,
 ``unknown_in_scope`` above the dictionary's ``max_object_id``, ``unknown_unclassified_changes``) are

@@ -5,7 +5,9 @@ table statement against the dictionary the trail was written with (``dictionary.
 the batch's evolved dictionary holds the versions the DDL opened). Per source table ``OWNER.TABLE``
 it gives a ``TableChanges``: the columns renamed, dropped, added and retyped, each at the commit SCN
 of its DDL, the last TRUNCATE, a DROP TABLE, a CREATE TABLE, and notes for what a mirror cannot
-follow (a table renamed, DDL that could not be replayed).
+follow (a table renamed, DDL that could not be replayed). Partition maintenance (kind ``partition``)
+changes no column; a DROP, TRUNCATE or EXCHANGE of a partition also removes or swaps rows without
+row changes in the redo, which a note says.
 
 A change record written before a DDL names the columns as they were; ``name_epochs`` gives, per
 table, the renaming that brings each record's column names to the table's last shape: records
@@ -30,6 +32,8 @@ __all__ = ["DROPPED", "TableChanges", "name_epochs", "table_changes"]
 
 #: the new name of a column a later DDL dropped
 DROPPED = ""
+# partition maintenance that removes or swaps rows without row changes in the redo
+_ROWS_GONE = frozenset({"DROP", "TRUNCATE", "EXCHANGE"})
 
 
 @dataclass
@@ -108,6 +112,11 @@ def table_changes(
             target = effect.version.full_name if effect.version is not None else "?"
             changes.notes.append(
                 f"renamed to {target} at SCN {scn}: its changes from then on go to that table's mirror"
+            )
+        elif effect.kind is DdlKind.PARTITION and effect.partition_clause.split()[0] in _ROWS_GONE:
+            changes.notes.append(
+                f"{effect.partition_clause} at SCN {scn}: the rows it removed or swapped in have no row "
+                "changes in the redo, so the mirror does not follow them"
             )
         elif effect.kind is DdlKind.UNSUPPORTED:
             changes.notes.append(f"DDL at SCN {scn} not replayed ({effect.message})")

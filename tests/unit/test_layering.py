@@ -35,6 +35,7 @@ LAYERS = {
     "pipeline": 9,
     "discovery": 9,
     "batches": 9,
+    "batch_dictionary": 9,
     "exchange": 9,
     "worker": 9,  # a Spark Python worker's task start: stdlib only
     "lob_carry": 9,

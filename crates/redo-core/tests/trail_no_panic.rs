@@ -1,6 +1,8 @@
 //! Random committed transactions (any op, flags, supplemental blocks, slots, values, LOB locators
 //! and pieces, DDL, extreme numbers) through the emitter with a small dictionary, schemaless, with
-//! every option; and random or damaged dictionary documents into `Dictionary::from_json`. Any
+//! every option, with and without a SYS rows layer (`sys`: SYS.OBJ$ and TABPART$ layouts, rows
+//! whose ROWIDs the random changes may name); and random or damaged dictionary documents (with and
+//! without `sys`) into `Dictionary::from_json`. Any
 //! outcome but a panic is fine; an error is a named one (`value`, `format` or `dictionary`). In debug
 //! mode, so an arithmetic overflow would panic too.
 
@@ -40,6 +42,55 @@ const DOC: &str = r#"{"format": "redotrail-dictionary", "format_version": 1, "db
   "partitions": [{"obj": 81, "dataobj": 82}]},
  {"obj": 72, "dataobj": null, "owner": "SYS", "name": "S", "valid_from_scn": 1,
   "columns": [{"segcol_no": 1, "name": "X", "type": "RAW", "length": 9, "nullable": true}]}]}"#;
+
+/// [`DOC`] with the layouts of SYS.OBJ$ (obj 73) and SYS.TABPART$ (obj 74) and a `sys` member:
+/// owner 0 (APP), table 70 and its partition 81 (dataobj 82), their rows at ROWIDs the random
+/// changes name (data object 72 or 80, block 0x0100010C, slot 0 or 1).
+fn doc_sys() -> String {
+    let rowid = |dataobj: u32, slot: u32| {
+        let mut out = String::new();
+        redo_core::values::rowid::push_rowid(&mut out, dataobj, 4, 0x10C, slot).unwrap();
+        out
+    };
+    let col = |segcol: u32, name: &str, kind: &str| {
+        format!(
+            r#"{{"segcol_no": {segcol}, "name": "{name}", "type": "{kind}", "length": 22, "nullable": true, "charset": "CHAR_CS"}}"#
+        )
+    };
+    let obj_cols = [
+        (1, "OBJ#", "NUMBER"),
+        (2, "DATAOBJ#", "NUMBER"),
+        (3, "OWNER#", "NUMBER"),
+        (4, "NAME", "VARCHAR2"),
+        (5, "SUBNAME", "VARCHAR2"),
+        (6, "TYPE#", "NUMBER"),
+        (7, "FLAGS", "NUMBER"),
+    ];
+    let part_cols =
+        [(1, "OBJ#", "NUMBER"), (2, "DATAOBJ#", "NUMBER"), (3, "BO#", "NUMBER"), (4, "PART#", "NUMBER")];
+    let cols =
+        |c: &[(u32, &str, &str)]| c.iter().map(|(s, n, k)| col(*s, n, k)).collect::<Vec<_>>().join(", ");
+    let tables = format!(
+        r#", {{"obj": 73, "dataobj": 72, "owner": "SYS", "name": "OBJ$", "valid_from_scn": 1, "columns": [{}]}},
+ {{"obj": 74, "dataobj": 80, "owner": "SYS", "name": "TABPART$", "valid_from_scn": 1, "columns": [{}]}}]"#,
+        cols(&obj_cols),
+        cols(&part_cols)
+    );
+    let sys = format!(
+        r#", "sys": {{"USER$": [{{"rowid": "{}", "valid_from_scn": 1, "USER#": 0, "NAME": "APP"}}],
+ "OBJ$": [{{"rowid": "{}", "valid_from_scn": 1, "OBJ#": 70, "DATAOBJ#": 80, "OWNER#": 0, "NAME": "T", "SUBNAME": null, "TYPE#": 2, "FLAGS": 0}},
+  {{"rowid": "{}", "valid_from_scn": 1, "OBJ#": 81, "DATAOBJ#": 82, "OWNER#": 0, "NAME": "T", "SUBNAME": "P", "TYPE#": 19, "FLAGS": 0}}],
+ "TABPART$": [{{"rowid": "{}", "valid_from_scn": 1, "OBJ#": 81, "DATAOBJ#": 82, "BO#": 70, "PART#": 1}}]}}}}"#,
+        rowid(10, 0),
+        rowid(72, 0),
+        rowid(72, 1),
+        rowid(80, 1)
+    );
+    let mut doc = DOC.trim_end().strip_suffix("]}").unwrap().to_owned();
+    doc.push_str(&tables);
+    doc.push_str(&sys);
+    doc
+}
 
 /// A fixed DDL subject; every third DDL "changes" the dictionary to the same document.
 struct Ddl(u64);
@@ -118,7 +169,7 @@ fn event(rnd: &mut XorShift, n: i64) -> ChangeEvent {
         scn: rnd.pick(&[0, 5, 100, 899, 900, -1, i64::MAX, i64::MIN]),
         subscn: rnd.pick(&[0, 1, i64::MAX]),
         time: rnd.pick(&[0, 1_700_000_000_000_000, -1, i64::MIN, i64::MAX]),
-        obj: rnd.pick(&[0, 70, 71, 72, 81, 82, 99, -1, i64::MAX]),
+        obj: rnd.pick(&[0, 70, 71, 72, 73, 74, 81, 82, 99, -1, i64::MAX]),
         dataobj: rnd.pick(&[0, 80, 82, 72, -5, i64::MAX]),
         redo_op: rnd.pick(&[
             0, 0x0B02, 0x0B03, 0x0B04, 0x0B05, 0x0B06, 0x0B08, 0x0B0B, 0x0B0C, 0x0B10, 0x0B16, 0x1301, 0x1A02,
@@ -136,9 +187,15 @@ fn event(rnd: &mut XorShift, n: i64) -> ChangeEvent {
     for image in 0..3 {
         for _ in 0..rnd.next() % 5 {
             let col = rnd.pick(&[0, 1, 2, 3, 4, 5, 6, -1, i32::MAX]);
-            let value = match rnd.next() % 4 {
+            let value = match rnd.next() % 5 {
                 0 => None,
                 1 => Some(e.push_bytes(&locator(rnd))),
+                // small NUMBERs (0, 1, 70, 81, 82) and text: SYS rows that may be followed
+                2 => {
+                    let v: &[u8] =
+                        rnd.pick(&[&[0x80], &[0xC1, 2], &[0xC1, 71], &[0xC1, 82], &[0xC1, 83], b"T"]);
+                    Some(e.push_bytes(v))
+                }
                 _ => {
                     let b = rnd.bytes(12);
                     Some(e.push_bytes(&b))
@@ -179,8 +236,11 @@ fn event(rnd: &mut XorShift, n: i64) -> ChangeEvent {
 fn random_transactions_never_panic() {
     let mut rnd = XorShift(0x2545_F491_4F6C_DD1D);
     let mut outcomes = [0usize; 2];
+    let mut sys_rows = [0usize; 2];
+    let with_sys = doc_sys();
     for round in 0..2_000u64 {
-        let dictionary = (!round.is_multiple_of(4)).then(|| Dictionary::from_json(DOC).unwrap());
+        let text = if round % 4 >= 2 { with_sys.as_str() } else { DOC };
+        let dictionary = (!round.is_multiple_of(4)).then(|| Dictionary::from_json(text).unwrap());
         let mut options = EmitOptions {
             emit_unknown: round.is_multiple_of(3),
             full_deletes: round.is_multiple_of(5),
@@ -192,6 +252,10 @@ fn random_transactions_never_panic() {
             options.include_tables.insert("APP.T".into());
         }
         let mut emitter = Emitter::new(dictionary, options);
+        let applied = |e: &Emitter| {
+            let get = |k: &str| e.counters.get(k).copied().unwrap_or(0) as usize;
+            [get("dictionary_rows") + get("dictionary_row_problems"), get("dictionary_rows_not_followed")]
+        };
         let mut ddl = Ddl(0);
         for t in 0..3 {
             let mut changes = ChangeBuffer::new(rnd.pick(&[2, 3, 50]), 1 << 20, None).unwrap();
@@ -223,16 +287,24 @@ fn random_transactions_never_panic() {
                 }
             }
         }
+        let [applied, not_followed] = applied(&emitter);
+        sys_rows[0] += applied;
+        sys_rows[1] += not_followed;
     }
     assert!(outcomes[0] > 600 && outcomes[1] > 10, "{outcomes:?}");
+    assert!(
+        sys_rows[0] > 0 && sys_rows[1] > 0,
+        "SYS rows followed (applied or a problem), not followed: {sys_rows:?}"
+    );
 }
 
 #[test]
 fn damaged_dictionaries_never_panic() {
     let mut rnd = XorShift(0x9E37_79B9_7F4A_7C15);
-    let doc = DOC.as_bytes();
+    let with_sys = doc_sys();
     let mut outcomes = [0usize; 2];
     for round in 0..10_000u32 {
+        let doc = if round % 3 == 0 { with_sys.as_bytes() } else { DOC.as_bytes() };
         let mut text = doc.to_vec();
         match round % 4 {
             0 => text.truncate((rnd.next() % doc.len() as u64) as usize),
@@ -253,6 +325,9 @@ fn damaged_dictionaries_never_panic() {
         match Dictionary::from_json(&text) {
             Ok(d) => {
                 let _ = (d.lookup(70, 5), d.lookup(82, i64::MAX), d.knows(81), d.iter().count());
+                if let Some(sys) = d.sys() {
+                    assert_eq!(sys.to_json(), sys.clone().to_json());
+                }
                 outcomes[0] += 1;
             }
             Err(e) => {

@@ -7,6 +7,11 @@
 //! (`trail.emit.evolve_dictionary` on a `DictionaryHistory` kept beside the core's dictionary,
 //! which is rebuilt from its JSON when a DDL changed it). DDL is rare; that parser is not ported
 //! (the statement's subject is the core's, `trail::ddl`).
+//!
+//! The dictionary's SYS rows layer (the document's `sys` member, `trail::sys`) is the core's: it
+//! follows the SYS row changes of committed transactions. A dictionary rebuilt from Python's JSON
+//! after a DDL keeps the layer the core had (Python's copy is the export's): the core's emitter
+//! hands it over to every dictionary a `DdlHandler` returns. `Emitter.sys_json()` gives it back.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -99,6 +104,7 @@ impl PyDdl<'_> {
         }
         let json: String = evolved.call_method0("to_json")?.extract()?;
         *self.history = Some(evolved.unbind());
+        // its `sys` (if any) is the export's: the emitter puts its own layer in (`DdlHandler::evolve`)
         Dictionary::from_json(&json).map(Some).map_err(|e| errors::to_py(py, &e))
     }
 }
@@ -337,6 +343,12 @@ impl Emitter {
         let inner = &mut self.inner;
         let batch = py.detach(|| inner.next_carried_lobs(max_bytes)).map_err(|e| errors::to_py(py, &e))?;
         Ok(batch.map(ArrowBatch::new))
+    }
+
+    /// The dictionary's `sys` member as followed so far (JSON text, the document's format), `None`
+    /// when the document had none (or schemaless).
+    fn sys_json(&self) -> Option<String> {
+        self.inner.dictionary().and_then(|d| d.sys()).map(|s| s.to_json())
     }
 
     /// `OWNER.TABLE` of an object as the dictionary last knew it, else `OBJ_<n>`.

@@ -23,7 +23,8 @@ import pyarrow as pa
 import pytest
 
 from redo_lib.assembly.events import EventKind, event_to_row, events_schema
-from redo_lib.batches import assemble_stream, evolve_batch_dictionary, staged_trail_schema
+from redo_lib.batch_dictionary import evolve_batch_dictionary
+from redo_lib.batches import assemble_stream, staged_trail_schema
 from redo_lib.lob_carry import lob_pages_schema
 from redo_lib.pipeline import ORDER_FIELDS, balance
 from redo_lib.trail.schema import from_row

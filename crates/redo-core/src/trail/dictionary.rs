@@ -4,15 +4,18 @@
 //! ("redotrail-dictionary", version 1; what `DictionaryHistory.to_json()` writes, docs/dictionary.md).
 //!
 //! Only what the emitter needs is kept (owner, name, stored columns with segcol#, name, type code,
-//! charset, hidden; the key columns; partitions). The checks are Python's, in its order, so a
-//! document Python refuses is refused here as an `Error::Dictionary` (`DictionaryError`) with the
-//! JSON path of the problem in `json_path`.
+//! charset, hidden; the key columns; partitions), and the optional `sys` member (`sys.rs`: the SYS
+//! rows of the captured owners' objects and partitions, followed from the redo), which `lookup` and
+//! `knows` consult between the table versions and their partitions. The checks are Python's, in
+//! its order, so a document Python refuses is refused here as an `Error::Dictionary`
+//! (`DictionaryError`) with the JSON path of the problem in `json_path`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::sys::SysRows;
 use crate::error::{Detail, Error, Position, Result};
 
 /// The value of the document's `"format"` member.
@@ -96,6 +99,8 @@ pub struct Dictionary {
     versions: BTreeMap<i64, Vec<Arc<TableVersion>>>,
     /// partition obj / dataobj -> (table obj, version index), in Python's order
     segments: HashMap<i64, Vec<(i64, usize)>>,
+    /// the document's `sys` member, followed from the redo (`sys.rs`); `None`: the document had none
+    sys: Option<SysRows>,
 }
 
 impl Dictionary {
@@ -155,7 +160,37 @@ impl Dictionary {
                 e.set_default_detail("json_path", "$.tables");
                 e
             })?;
-        Ok(dictionary.with_owner_objects(owners, owner_objects))
+        let sys = match root.present("sys") {
+            Some(member) => Some(SysRows::from_member(member, "$.sys", default_scn)?),
+            None => None,
+        };
+        Ok(dictionary.with_owner_objects(owners, owner_objects).with_sys(sys))
+    }
+
+    /// This dictionary with `sys` as its SYS rows layer.
+    pub fn with_sys(mut self, sys: Option<SysRows>) -> Self {
+        self.sys = sys;
+        self
+    }
+
+    /// The SYS rows layer (the document's `sys` member as followed so far), if the document had one.
+    pub fn sys(&self) -> Option<&SysRows> {
+        self.sys.as_ref()
+    }
+
+    /// The SYS rows layer, to apply a transaction's SYS row changes to.
+    pub fn sys_mut(&mut self) -> Option<&mut SysRows> {
+        self.sys.as_mut()
+    }
+
+    /// Replace the SYS rows layer (a dictionary rebuilt from a DDL keeps the one followed so far).
+    pub fn set_sys(&mut self, sys: Option<SysRows>) {
+        self.sys = sys;
+    }
+
+    /// Take the SYS rows layer out.
+    pub fn take_sys(&mut self) -> Option<SysRows> {
+        self.sys.take()
     }
 
     /// This dictionary with the export's owners and their objects (the document's `owners` and
@@ -227,6 +262,7 @@ impl Dictionary {
             owner_objects: HashMap::new(),
             versions,
             segments,
+            sys: None,
         })
     }
 
@@ -242,15 +278,16 @@ impl Dictionary {
         self.find(obj, scn).cloned()
     }
 
+    /// The spec's order (docs/dictionary.md, "How an object resolves"): a version of `obj`; else
+    /// the table the SYS rows valid at `scn` resolve `obj` to, and its version; else the
+    /// partitions of the versions.
     fn find(&self, obj: i64, scn: i64) -> Option<&Arc<TableVersion>> {
-        if let Some(items) = self.versions.get(&obj) {
-            for version in items.iter().rev() {
-                if version.valid_from_scn <= scn {
-                    if version.valid_to_scn.is_none_or(|to| scn < to) {
-                        return Some(version);
-                    }
-                    break;
-                }
+        if let Some(version) = self.version_at(obj, scn) {
+            return Some(version);
+        }
+        if let Some(table) = self.sys.as_ref().and_then(|s| s.table_of(obj, scn)) {
+            if let Some(version) = self.version_at(table, scn) {
+                return Some(version);
             }
         }
         for &(table, i) in self.segments.get(&obj).map(Vec::as_slice).unwrap_or_default() {
@@ -262,9 +299,25 @@ impl Dictionary {
         None
     }
 
-    /// Whether `obj` has a version at any SCN.
+    /// The version of table `obj` itself at `scn`.
+    fn version_at(&self, obj: i64, scn: i64) -> Option<&Arc<TableVersion>> {
+        for version in self.versions.get(&obj)?.iter().rev() {
+            if version.valid_from_scn <= scn {
+                return version.covers(scn).then_some(version);
+            }
+        }
+        None
+    }
+
+    /// Whether `obj` has a version at any SCN (itself, a table the SYS rows resolve it to at some
+    /// SCN, or a partition of a version).
     pub fn knows(&self, obj: i64) -> bool {
-        self.versions.contains_key(&obj) || self.segments.contains_key(&obj)
+        self.versions.contains_key(&obj)
+            || self
+                .sys
+                .as_ref()
+                .is_some_and(|s| s.tables_ever(obj).iter().any(|t| self.versions.contains_key(t)))
+            || self.segments.contains_key(&obj)
     }
 
     /// Every version of every table, by object id then SCN.
@@ -287,13 +340,13 @@ fn kind_of(value: &Value) -> &'static str {
 }
 
 /// Python `JsonFields`: typed reads of a JSON object naming the path of any problem.
-struct Fields<'a> {
+pub(super) struct Fields<'a> {
     data: &'a Map<String, Value>,
-    path: String,
+    pub(super) path: String,
 }
 
 impl<'a> Fields<'a> {
-    fn new(value: &'a Value, path: String) -> Result<Self> {
+    pub(super) fn new(value: &'a Value, path: String) -> Result<Self> {
         match value {
             Value::Object(data) => Ok(Fields { data, path }),
             other => Err(Error::dictionary(
@@ -304,7 +357,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn problem(&self, key: Option<&str>, message: impl Into<String>) -> Error {
+    pub(super) fn problem(&self, key: Option<&str>, message: impl Into<String>) -> Error {
         let path = match key {
             Some(k) => format!("{}.{k}", self.path),
             None => self.path.clone(),
@@ -313,15 +366,15 @@ impl<'a> Fields<'a> {
     }
 
     /// present and not null
-    fn present(&self, key: &str) -> Option<&'a Value> {
+    pub(super) fn present(&self, key: &str) -> Option<&'a Value> {
         self.data.get(key).filter(|v| !v.is_null())
     }
 
-    fn required(&self, key: &str) -> Result<&'a Value> {
+    pub(super) fn required(&self, key: &str) -> Result<&'a Value> {
         self.data.get(key).ok_or_else(|| self.problem(Some(key), "required member is missing"))
     }
 
-    fn int(&self, key: &str, value: &Value) -> Result<i64> {
+    pub(super) fn int(&self, key: &str, value: &Value) -> Result<i64> {
         match value {
             Value::Number(n) if n.is_i64() || n.is_u64() => {
                 n.as_i64().ok_or_else(|| self.problem(Some(key), "integer out of the 64-bit range"))
@@ -330,26 +383,26 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn get_int(&self, key: &str) -> Result<i64> {
+    pub(super) fn get_int(&self, key: &str) -> Result<i64> {
         self.int(key, self.required(key)?)
     }
 
-    fn opt_int(&self, key: &str) -> Result<Option<i64>> {
+    pub(super) fn opt_int(&self, key: &str) -> Result<Option<i64>> {
         self.present(key).map(|v| self.int(key, v)).transpose()
     }
 
-    fn str_of(&self, key: &str, value: &'a Value) -> Result<&'a str> {
+    pub(super) fn str_of(&self, key: &str, value: &'a Value) -> Result<&'a str> {
         match value {
             Value::String(s) => Ok(s),
             other => Err(self.problem(Some(key), format!("expected a string, got {}", kind_of(other)))),
         }
     }
 
-    fn get_str(&self, key: &str) -> Result<&'a str> {
+    pub(super) fn get_str(&self, key: &str) -> Result<&'a str> {
         self.str_of(key, self.required(key)?)
     }
 
-    fn opt_str(&self, key: &str) -> Result<Option<&'a str>> {
+    pub(super) fn opt_str(&self, key: &str) -> Result<Option<&'a str>> {
         self.present(key).map(|v| self.str_of(key, v)).transpose()
     }
 
@@ -400,7 +453,11 @@ impl<'a> Fields<'a> {
         Ok(out)
     }
 
-    fn objects(&self, key: &str, required: bool) -> Result<impl Iterator<Item = Result<Fields<'a>>> + 'a> {
+    pub(super) fn objects(
+        &self,
+        key: &str,
+        required: bool,
+    ) -> Result<impl Iterator<Item = Result<Fields<'a>>> + 'a> {
         let items: &'a [Value] = if required { self.get_list(key)? } else { self.opt_list(key)? };
         let base = format!("{}.{key}", self.path);
         Ok(items.iter().enumerate().map(move |(i, item)| Fields::new(item, format!("{base}[{i}]"))))

@@ -15,6 +15,16 @@
 //! binding's calls Python's `evolve_dictionary`; the DDL parser that applies a statement is not
 //! ported). Without a handler the DDL record is emitted and the dictionary stays as it was, counted
 //! as `ddl_not_applied`.
+//!
+//! With a SYS rows layer in the dictionary (the document's `sys` member, `sys.rs`), a row change of
+//! `SYS.OBJ$`, `TABPART$`, `TABCOMPART$`, `TABSUBPART$` or `USER$` is never a trail record: it is
+//! counted out of scope as before (the reconciliation balances), kept with its transaction and,
+//! with `apply_ddl`, applied to that layer at the commit SCN once the transaction's other changes
+//! are shaped (`sys_apply.rs`: counters `dictionary_rows`, `dictionary_rows_not_followed`,
+//! `dictionary_row_problems`, problems of kind `sys_rows` in `ddl_problems`). Without `apply_ddl`
+//! (the parallel assemble tasks, whose batch driver applied them) they are only counted
+//! (`dictionary_row_changes`, counted in both modes). The layer is the emitter's: a dictionary a
+//! [`DdlHandler`] returns takes it over. Without the layer, SYS changes are out of scope as ever.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -25,6 +35,8 @@ use super::lobs::{parse_lob_locator, LobStore};
 use super::rows::{RowChange, RowChanges, RowImage, RowOp};
 use super::schema::{LobColumn, Name, Pairs, TrailRecord, TrailSink};
 use super::securefile::resolve_locator;
+use super::sys::SysTable;
+use super::sys_apply::SysChange;
 use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
 use crate::unsupported::COMPRESSED_ROW;
@@ -124,7 +136,8 @@ pub trait DdlHandler {
         Ok(super::ddl::ddl_subject(text, schema))
     }
     /// `evolve_dictionary(dictionary, [rc], counters, problems)`: the new dictionary when the DDL
-    /// changed it (`None`: unchanged); counters and problems are added to.
+    /// changed it (`None`: unchanged); counters and problems are added to. Its SYS rows layer is
+    /// replaced by the emitter's (followed from the redo; a text DDL does not change it).
     fn evolve(
         &mut self,
         rc: &RowChange,
@@ -190,6 +203,8 @@ pub struct Emitter {
     /// which LOB pages are live, to carry to the next batch (`lob_carry`)
     pub(super) lob_carry: LobCarry,
     by_dataobj: Option<HashMap<i64, i64>>,
+    /// the current transaction's SYS row changes, applied at its commit (`sys_apply`)
+    sys_pending: Vec<SysChange>,
 }
 
 fn count<K: Ord>(map: &mut BTreeMap<K, u64>, key: K) {
@@ -218,7 +233,7 @@ fn whole_seconds(micros: i64) -> i64 {
 }
 
 /// `RowId.from_dba(dataobj, dba, slot)` as text; out-of-range fields are a `ValueDecode` error.
-fn rowid(dataobj: i64, dba: i64, slot: i64) -> Result<String> {
+pub(super) fn rowid(dataobj: i64, dba: i64, slot: i64) -> Result<String> {
     let (rfile, block) = ((dba >> 22) & 0x3FF, dba & 0x3F_FFFF);
     let mut out = String::with_capacity(18);
     match (u32::try_from(dataobj), u32::try_from(slot)) {
@@ -241,7 +256,7 @@ fn rowid(dataobj: i64, dba: i64, slot: i64) -> Result<String> {
 }
 
 /// `str(exc)` of a `RedoError` without a position: the message and its details.
-fn error_text(e: &Error) -> String {
+pub(super) fn error_text(e: &Error) -> String {
     let info = e.info();
     let mut text = info.message.clone();
     if !info.details.is_empty() {
@@ -310,6 +325,10 @@ impl Emitter {
                         map.insert(dataobj, v.obj);
                     }
                 }
+                // a table's data objects the SYS rows know (a TRUNCATE's new one) name the table too
+                for (dataobj, obj) in d.sys().into_iter().flat_map(|s| s.table_dataobjs()) {
+                    map.entry(dataobj).or_insert(obj);
+                }
                 self.by_dataobj = Some(map);
             }
         }
@@ -326,6 +345,7 @@ impl Emitter {
         out: &mut dyn TrailSink,
         commit_log: Option<&str>,
     ) -> Result<usize> {
+        self.sys_pending.clear();
         let pieces = txn.changes.lob_pieces;
         if pieces > 0 {
             let store = self.lobs.get_or_insert_with(|| LobStore::new(None));
@@ -385,7 +405,32 @@ impl Emitter {
             let unattached = self.lobs.as_ref().map_or(0, LobStore::unattached);
             self.add("lob_pieces_unattached", unattached as u64);
         }
+        if !self.sys_pending.is_empty() {
+            self.apply_sys(txn.commit_scn);
+        }
         Ok(emitted)
+    }
+
+    /// The transaction's SYS row changes, at its commit SCN: applied to the dictionary's SYS rows
+    /// with `apply_ddl`, else only counted.
+    fn apply_sys(&mut self, commit_scn: i64) {
+        let changes = std::mem::take(&mut self.sys_pending);
+        self.add("dictionary_row_changes", changes.len() as u64);
+        if !self.options.apply_ddl {
+            return;
+        }
+        let Some(sys) = self.dictionary.as_mut().and_then(Dictionary::sys_mut) else { return };
+        let done = sys.apply(&changes, commit_scn, &mut self.ddl_problems);
+        for (name, n) in [
+            ("dictionary_rows", done.applied),
+            ("dictionary_rows_not_followed", done.not_followed),
+            ("dictionary_row_problems", done.problems),
+        ] {
+            if n > 0 {
+                self.add(name, n);
+            }
+        }
+        self.by_dataobj = None; // a new data object of a table
     }
 
     fn record(
@@ -488,6 +533,7 @@ impl Emitter {
         let Some(d) = &self.dictionary else {
             return Some(schemaless());
         };
+        let following = d.sys().is_some();
         let Some(version) = d.lookup_arc(obj, rc.scn) else {
             count(&mut self.unknown_objects, obj);
             self.add("unknown_object_changes", 1);
@@ -503,6 +549,13 @@ impl Emitter {
             }
             return None;
         };
+        if let Some(table) = SysTable::of(&version).filter(|_| following) {
+            // never a record, whatever the capture scope; applied at the commit
+            self.sys_pending.push(SysChange { table, layout: Arc::clone(&version), change: rc.clone() });
+            self.add("filtered_changes", 1);
+            count(&mut self.out_of_scope, (obj, rc.op.as_str()));
+            return None;
+        }
         if !self.captured(&version.owner, &version.name) {
             self.add("filtered_changes", 1);
             count(&mut self.out_of_scope, (obj, rc.op.as_str()));
@@ -526,7 +579,8 @@ impl Emitter {
                 let mut problems = std::mem::take(&mut self.ddl_problems);
                 let evolved = handler.evolve(&rc, &mut self.counters, &mut problems);
                 self.ddl_problems = problems;
-                if let Some(d) = evolved? {
+                if let Some(mut d) = evolved? {
+                    d.set_sys(self.dictionary.as_mut().and_then(Dictionary::take_sys));
                     self.dictionary = Some(d);
                     self.by_dataobj = None; // creates and drops change this map
                 }

@@ -13,6 +13,8 @@ pub mod lobs;
 pub mod rows;
 pub mod schema;
 pub mod securefile;
+pub mod sys;
+pub mod sys_apply;
 
 pub use ddl::ddl_subject;
 pub use dictionary::{ColumnDef, Dictionary, TableVersion};
@@ -20,3 +22,5 @@ pub use emit::{capture_options, DdlHandler, DdlProblem, DdlSubject, EmitOptions,
 pub use lob_carry::lob_pages_schema;
 pub use rows::{RowChange, RowChanges, RowOp};
 pub use schema::{trail_schema, TrailBuilder, TrailRecord, TrailSink};
+pub use sys::{SysRow, SysRows, SysTable, SysValue};
+pub use sys_apply::{SysApplied, SysChange};

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from redo_lib.dictionary.ddl import DdlEffect, DdlKind, apply_ddl, ddl_subject, replay_ddl
-from redo_lib.dictionary.history import DictionaryHistory
+from redo_lib.dictionary.history import SYS_TABLES, DictionaryHistory, SysRows
 from redo_lib.dictionary.model import ColumnDef, KeyKind, TableVersion, TypeCode
 from redo_lib.errors import DictionaryError
 
@@ -429,3 +429,103 @@ def test_replay_gives_the_effect_of_a_ddl_the_history_holds_already() -> None:
 def test_subject_of_a_statement(text: str, subject: tuple[str, str, str, str]) -> None:
     got = ddl_subject(text, "SCOTT")
     assert (got.operation, got.object_type, got.owner, got.name) == subject
+
+
+# -- partition maintenance: kind "partition" with the sys rows, "unsupported" without them --------
+
+SYS_ROWS = SysRows.from_document({name: [] for name in SYS_TABLES})
+WITH_SYS = HISTORY.with_sys(SYS_ROWS)
+
+PARTITION_DDL = [
+    ("ALTER TABLE ORDERS ADD PARTITION P2 VALUES LESS THAN (10)", "ADD PARTITION"),
+    ("alter table app.orders drop partition for (5) update global indexes", "DROP PARTITION"),
+    ("ALTER TABLE ORDERS TRUNCATE PARTITION P1 DROP STORAGE", "TRUNCATE PARTITION"),
+    ("ALTER TABLE ORDERS TRUNCATE SUBPARTITION P1_S1", "TRUNCATE SUBPARTITION"),
+    ("ALTER TABLE ORDERS SPLIT PARTITION P1 AT (5) INTO (PARTITION P1A, PARTITION P1B)", "SPLIT PARTITION"),
+    ("ALTER TABLE ORDERS MERGE PARTITIONS P1, P2 INTO PARTITION P12", "MERGE PARTITIONS"),
+    ("ALTER TABLE ORDERS EXCHANGE PARTITION P1 WITH TABLE ORDERS_STAGE INCLUDING INDEXES", "EXCHANGE PARTITION"),
+    ("ALTER TABLE ORDERS MOVE PARTITION P1 TABLESPACE USERS ONLINE", "MOVE PARTITION"),
+    ("ALTER TABLE ORDERS MODIFY PARTITION P1 ADD SUBPARTITION P1_S9 VALUES ('X')", "MODIFY PARTITION"),
+    ("ALTER TABLE ORDERS RENAME PARTITION P1 TO P_OLD", "RENAME PARTITION"),
+    ("ALTER TABLE ORDERS COALESCE PARTITION", "COALESCE PARTITION"),
+    ("ALTER TABLE ORDERS SET INTERVAL (NUMTOYMINTERVAL(1, 'MONTH'))", "SET INTERVAL"),
+    ("ALTER TABLE ORDERS SET SUBPARTITION TEMPLATE (SUBPARTITION S1 VALUES ('A'))", "SET SUBPARTITION TEMPLATE"),
+    ("ALTER TABLE ORDERS MODIFY DEFAULT ATTRIBUTES TABLESPACE USERS", "MODIFY DEFAULT ATTRIBUTES"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "clause"), PARTITION_DDL, ids=[c.lower().replace(" ", "-") for _, c in PARTITION_DDL]
+)
+def test_partition_maintenance_with_sys_rows_is_a_partition_effect(text: str, clause: str) -> None:
+    history, effect = apply_ddl(WITH_SYS, obj=100, scn=SCN, text=text, schema="APP")
+    assert history is WITH_SYS  # no new version: no column changes, the core follows the partitions
+    assert (effect.kind, effect.version, effect.table, effect.obj) == (
+        DdlKind.PARTITION,
+        None,
+        "APP.ORDERS",
+        100,
+    )
+    assert effect.partition_clause == clause
+    assert (effect.renamed, effect.dropped, effect.added, effect.modified) == ((), (), (), ())
+
+
+@pytest.mark.parametrize(
+    ("text", "clause"), PARTITION_DDL, ids=[c.lower().replace(" ", "-") for _, c in PARTITION_DDL]
+)
+def test_partition_maintenance_without_sys_rows_stays_unsupported(text: str, clause: str) -> None:
+    history, effect = apply(text)
+    assert history is HISTORY
+    assert (effect.kind, effect.version, effect.partition_clause) == (DdlKind.UNSUPPORTED, None, "")
+    assert clause in effect.message and "sys rows" in effect.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ALTER TABLE ORDERS ADD (PARTITION_KEY NUMBER)",  # a column whose name starts with PARTITION
+        'ALTER TABLE ORDERS ADD ("PARTITION" NUMBER)',  # a column named PARTITION
+    ],
+    ids=["column-partition-key", "quoted-column-partition"],
+)
+def test_column_clauses_near_partition_words_still_alter_the_columns(text: str) -> None:
+    history, effect = apply_ddl(WITH_SYS, obj=100, scn=SCN, text=text, schema="APP")
+    assert effect.kind is DdlKind.ALTER and effect.version is not None
+    assert len(effect.version.columns) == 4 and history.sys_rows is SYS_ROWS
+
+
+def test_column_ddl_keeps_the_sys_rows() -> None:
+    history, _ = apply_ddl(WITH_SYS, obj=100, scn=SCN, text="ALTER TABLE ORDERS ADD (X NUMBER)", schema="APP")
+    history, _ = apply_ddl(history, obj=200, scn=SCN + 1, text="DROP TABLE APP.NOTES", schema="APP")
+    assert history.sys_rows is SYS_ROWS
+
+
+def test_replay_of_partition_maintenance_changes_no_column() -> None:
+    text = "ALTER TABLE APP.ORDERS DROP PARTITION P1"
+    evolved, _ = apply_ddl(
+        WITH_SYS, obj=100, scn=SCN, text="ALTER TABLE APP.ORDERS RENAME COLUMN CUSTOMER TO CLIENT"
+    )
+    again = replay_ddl(evolved, obj=100, scn=SCN + 5, text=text)
+    assert (again.kind, again.partition_clause, again.renamed, again.dropped) == (
+        DdlKind.PARTITION, "DROP PARTITION", (), ())  # fmt: skip
+    assert replay_ddl(HISTORY, obj=100, scn=SCN, text=text).kind is DdlKind.UNSUPPORTED
+
+
+def test_partition_maintenance_is_counted_as_ddl_partition() -> None:
+    from collections import Counter
+    from types import SimpleNamespace
+
+    from redo_lib.trail.emit import evolve_dictionary
+
+    ddl = [
+        SimpleNamespace(
+            scn=SCN, obj=100, ddl_text="ALTER TABLE APP.ORDERS DROP PARTITION P1", ddl_schema="APP"
+        )
+    ]
+    counts: Counter[str] = Counter()
+    problems: list[dict[str, Any]] = []
+    assert evolve_dictionary(WITH_SYS, ddl, counts, problems) is WITH_SYS
+    assert counts == Counter({"ddl_partition": 1}) and problems == []
+    counts.clear()
+    evolve_dictionary(HISTORY, ddl, counts, problems)  # without the sys rows: unsupported, a problem
+    assert counts == Counter({"ddl_unsupported": 1}) and [p["kind"] for p in problems] == ["unsupported"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from redo_lib.dictionary.history import DictionaryHistory
+from redo_lib.dictionary.history import SYS_TABLES, DictionaryHistory, SysRows
 from redo_lib.dictionary.model import ColumnDef, KeyKind, PartitionDef, TableVersion
 from redo_lib.errors import DictionaryError, MissingObjectError
 
@@ -213,3 +213,125 @@ def test_from_json_names_the_source_and_json_path() -> None:
         DictionaryHistory.from_json(json.dumps(doc), source="dict.json")
     assert info.value.position.file == "dict.json"
     assert info.value.details["json_path"] == "$.tables[0].columns[1].nullable"
+
+
+# -- the sys member: SYS dictionary rows, kept opaque for the core (docs/dictionary.md, "The SYS rows") --
+
+
+def sys_member(**tables: list[dict[str, Any]]) -> dict[str, Any]:
+    rows: dict[str, Any] = {name: [] for name in SYS_TABLES}
+    rows.update(tables)
+    return rows
+
+
+SYS_OBJ_ROW = {"rowid": "AAAAASAAAAAAL+HAAP", "valid_from_scn": 1000, "valid_to_scn": None, "OBJ#": 201,
+               "DATAOBJ#": 211, "OWNER#": 77, "NAME": "SALES", "SUBNAME": "P2023", "TYPE#": 19, "FLAGS": 0}  # fmt: skip
+SYS_USER_ROW = {
+    "rowid": "AAAAAKAAAAAAIbAAAM",
+    "valid_from_scn": 1000,
+    "valid_to_scn": 4000,
+    "USER#": 77,
+    "NAME": "SH",
+}
+SYS = sys_member(**{"OBJ$": [SYS_OBJ_ROW], "USER$": [SYS_USER_ROW]})
+
+
+def with_sys_member(h: DictionaryHistory, member: object) -> str:
+    doc = json.loads(h.to_json())
+    doc["sys"] = member
+    return json.dumps(doc)
+
+
+def test_sys_member_is_read_kept_as_given_and_written_back() -> None:
+    h = DictionaryHistory.from_json(with_sys_member(history(EMP_V1, SALES), SYS))
+    assert h.sys_rows is not None and h.sys_rows.tables() == SYS
+    assert json.loads(h.sys_json or "") == SYS
+    assert list(json.loads(h.sys_json or "")["OBJ$"][0]) == list(SYS_OBJ_ROW)  # column order kept
+    text = h.to_json()
+    assert json.loads(text)["sys"] == SYS
+    assert sum('"rowid"' in line for line in text.splitlines()) == 2  # one line per row
+    back = DictionaryHistory.from_json(text)
+    assert back == h and back.to_json() == text
+    assert pickle.loads(pickle.dumps(h)) == h
+
+
+def test_sys_member_is_part_of_equality_and_absent_by_default() -> None:
+    plain = history(EMP_V1)
+    assert plain.sys_rows is None and plain.sys_json is None and "sys" not in json.loads(plain.to_json())
+    assert DictionaryHistory.from_json(with_sys_member(plain, SYS)) != plain
+    assert DictionaryHistory.from_json(with_sys_member(plain, None)) == plain
+
+
+def test_every_new_history_keeps_the_sys_rows() -> None:
+    h = history(EMP_V1, SALES).with_sys(SysRows.from_document(SYS))
+    for new in (
+        h.with_version(EMP_V2),
+        h.with_dropped(200, 3000),
+        h.with_version(EMP_V2).with_dropped(100, 6000),
+    ):
+        assert new.sys_rows == h.sys_rows
+        assert new.sys_json == h.sys_json
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        pytest.param(lambda: json.dumps(SYS), id="json-text"),
+        pytest.param(lambda: json.dumps(SYS).encode(), id="json-bytes"),
+        pytest.param(lambda: SYS, id="parsed-member"),
+        pytest.param(lambda: SysRows.from_document(SYS), id="sys-rows"),
+    ],
+)
+def test_with_sys_replaces_the_rows_and_leaves_the_versions(rows: Any) -> None:
+    before = history(EMP_V1, SALES)
+    after = before.with_sys(rows())
+    assert after.sys_rows is not None and after.sys_rows.tables() == SYS
+    assert before.sys_rows is None  # immutable: the old history is unchanged
+    assert list(after) == list(before) and after.lookup(211, 1500).name == "SALES"
+    assert after.with_sys(None) == before
+
+
+def test_sys_rows_cannot_be_changed_through_their_accessors() -> None:
+    h = history(EMP_V1).with_sys(SYS)
+    assert h.sys_rows is not None
+    h.sys_rows.tables()["OBJ$"].clear()
+    assert h.sys_rows.count("OBJ$") == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        h.sys_rows.text = "{}"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("member", "json_path"),
+    [
+        pytest.param([], "$.sys", id="not-an-object"),
+        pytest.param({k: v for k, v in SYS.items() if k != "TABPART$"}, "$.sys.TABPART$", id="table-missing"),
+        pytest.param(sys_member(**{"USER$": {}}), "$.sys.USER$", id="table-not-an-array"),
+        pytest.param(sys_member(**{"OBJ$": [7]}), "$.sys.OBJ$[0]", id="row-not-an-object"),
+        pytest.param(sys_member(**{"OBJ$": [{**SYS_OBJ_ROW, "rowid": None}]}), "$.sys.OBJ$[0].rowid", id="rowid-null"),
+        pytest.param(sys_member(**{"OBJ$": [{k: v for k, v in SYS_OBJ_ROW.items() if k != "rowid"}]}),
+                     "$.sys.OBJ$[0].rowid", id="rowid-missing"),
+        pytest.param(sys_member(**{"TABPART$": [{"rowid": "A", "valid_from_scn": "1000", "valid_to_scn": None}]}),
+                     "$.sys.TABPART$[0].valid_from_scn", id="valid-from-a-string"),
+        pytest.param(sys_member(**{"TABPART$": [{"rowid": "A", "valid_to_scn": None}]}),
+                     "$.sys.TABPART$[0].valid_from_scn", id="valid-from-missing"),
+        pytest.param(sys_member(**{"USER$": [{"rowid": "A", "valid_from_scn": 1, "valid_to_scn": 2.5}]}),
+                     "$.sys.USER$[0].valid_to_scn", id="valid-to-a-float"),
+        pytest.param(sys_member(**{"OBJ$": [{**SYS_OBJ_ROW, "FLAGS": [0, 0]}]}), "$.sys.OBJ$[0].FLAGS", id="value-an-array"),
+        pytest.param(sys_member(**{"OBJ$": [{**SYS_OBJ_ROW, "TYPE#": True}]}), "$.sys.OBJ$[0].TYPE#", id="value-a-boolean"),
+    ],
+)  # fmt: skip
+def test_malformed_sys_member_names_its_json_path(member: object, json_path: str) -> None:
+    text = with_sys_member(history(EMP_V1), member)
+    with pytest.raises(DictionaryError) as info:
+        DictionaryHistory.from_json(text, source="dict.json")
+    assert info.value.details["json_path"] == json_path
+    assert info.value.position.file == "dict.json"
+    with pytest.raises(DictionaryError) as again:
+        history(EMP_V1).with_sys(json.dumps(member))
+    assert again.value.details["json_path"] == json_path
+
+
+def test_sys_rows_that_are_not_json_are_a_dictionary_error() -> None:
+    with pytest.raises(DictionaryError) as info:
+        history(EMP_V1).with_sys('{"OBJ$": [')
+    assert info.value.details["json_path"] == "$.sys"

@@ -5,12 +5,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from redo_lib.dictionary import (
+    SYS_TABLES,
     DictionaryHistory,
     KeyKind,
     PartitionDef,
@@ -275,13 +277,44 @@ EXPORT = """{"format":"redotrail-dictionary","format_version":1,"scn":5000,"max_
 {"obj":401,"dataobj":411,"name":"P2023"}
 ,{"obj":402,"dataobj":null,"name":"P2024"}
 ]}
+,{"obj":18,"dataobj":18,"owner":"SYS","name":"OBJ$","columns":[
+{"col_no":1,"segcol_no":1,"intcol_no":1,"name":"OBJ#","type":"NUMBER","length":22,"char_length":null,"precision":null,"scale":null,"charset":null,"nullable":false,"hidden":false}
+,{"col_no":2,"segcol_no":2,"intcol_no":2,"name":"DATAOBJ#","type":"NUMBER","length":22,"char_length":null,"precision":null,"scale":null,"charset":null,"nullable":true,"hidden":false}
+,{"col_no":3,"segcol_no":3,"intcol_no":3,"name":"OWNER#","type":"NUMBER","length":22,"char_length":null,"precision":null,"scale":null,"charset":null,"nullable":false,"hidden":false}
+,{"col_no":4,"segcol_no":4,"intcol_no":4,"name":"NAME","type":"VARCHAR2","length":128,"char_length":128,"precision":null,"scale":null,"charset":"CHAR_CS","nullable":false,"hidden":false}
+,{"col_no":5,"segcol_no":5,"intcol_no":5,"name":"NAMESPACE","type":"NUMBER","length":22,"char_length":null,"precision":null,"scale":null,"charset":null,"nullable":false,"hidden":false}
+,{"col_no":6,"segcol_no":6,"intcol_no":6,"name":"SUBNAME","type":"VARCHAR2","length":128,"char_length":128,"precision":null,"scale":null,"charset":"CHAR_CS","nullable":true,"hidden":false}
+,{"col_no":7,"segcol_no":7,"intcol_no":7,"name":"TYPE#","type":"NUMBER","length":22,"char_length":null,"precision":null,"scale":null,"charset":null,"nullable":false,"hidden":false}
+],"constraints":[
+],"partitions":[
+]}
+,{"obj":22,"dataobj":10,"owner":"SYS","name":"USER$","columns":[
+{"col_no":1,"segcol_no":1,"intcol_no":1,"name":"USER#","type":"NUMBER","length":22,"char_length":null,"precision":null,"scale":null,"charset":null,"nullable":false,"hidden":false}
+,{"col_no":2,"segcol_no":2,"intcol_no":2,"name":"NAME","type":"VARCHAR2","length":128,"char_length":128,"precision":null,"scale":null,"charset":"CHAR_CS","nullable":false,"hidden":false}
+],"constraints":[
+],"partitions":[
+]}
 ],"objects":[
 {"obj":300,"dataobj":300,"owner":"HR","name":"PEOPLE","subname":null,"type":"TABLE"}
 ,{"obj":400,"dataobj":null,"owner":"SH","name":"SALES","subname":null,"type":"TABLE"}
 ,{"obj":401,"dataobj":411,"owner":"SH","name":"SALES","subname":"P2023","type":"TABLE PARTITION"}
 ,{"obj":402,"dataobj":null,"owner":"SH","name":"SALES","subname":"P2024","type":"TABLE PARTITION"}
 ,{"obj":450,"dataobj":450,"owner":"HR","name":"NOTES","subname":null,"type":"TABLE"}
-]}
+],"sys":{"OBJ$":[
+{"rowid":"AAAAASAAAAAAL+HAAA","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"DATAOBJ#":300,"OWNER#":61,"NAME":"PEOPLE","SUBNAME":null,"TYPE#":2,"FLAGS":0}
+,{"rowid":"AAAAASAAAAAAL+HAAB","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":400,"DATAOBJ#":null,"OWNER#":62,"NAME":"SALES","SUBNAME":null,"TYPE#":2,"FLAGS":0}
+,{"rowid":"AAAAASAAAAAAL+HAAC","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":401,"DATAOBJ#":411,"OWNER#":62,"NAME":"SALES","SUBNAME":"P2023","TYPE#":19,"FLAGS":0}
+,{"rowid":"AAAAASAAAAAAL+HAAD","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":402,"DATAOBJ#":null,"OWNER#":62,"NAME":"SALES","SUBNAME":"P2024","TYPE#":19,"FLAGS":0}
+,{"rowid":"AAAAASAAAAAAL+HAAE","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":450,"DATAOBJ#":450,"OWNER#":61,"NAME":"NOTES","SUBNAME":null,"TYPE#":2,"FLAGS":0}
+],"TABPART$":[
+{"rowid":"AAAAOzAAAAAAKq+AAA","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":401,"DATAOBJ#":411,"BO#":400,"PART#":10}
+],"TABCOMPART$":[
+{"rowid":"AAAAPJAAAAAAKs+AAA","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":402,"DATAOBJ#":null,"BO#":400,"PART#":20}
+],"TABSUBPART$":[
+],"USER$":[
+{"rowid":"AAAAAKAAAAAAIbAAAA","valid_from_scn":5000,"valid_to_scn":null,"USER#":61,"NAME":"HR"}
+,{"rowid":"AAAAAKAAAAAAIbAAAB","valid_from_scn":5000,"valid_to_scn":null,"USER#":62,"NAME":"SH"}
+]}}
 """
 
 
@@ -332,6 +365,59 @@ def test_sql_export_scope_owners_and_their_objects_round_trip() -> None:
     dropped = h.with_dropped(300, 5001)
     assert dropped.owners == h.owners and dropped.owner_objects == h.owner_objects
     assert load_dictionary(EXPORT.replace(',"owners":["HR","SH"]', "")) != h
+
+
+def test_sql_export_sys_tables_and_sys_rows_load() -> None:
+    h = load_dictionary(EXPORT)
+    obj_table, user_table = h.lookup(18, 5000), h.lookup(22, 5000)
+    assert (obj_table.full_name, obj_table.column_by_name("TYPE#").segcol_no) == ("SYS.OBJ$", 7)
+    assert (user_table.full_name, user_table.dataobj) == ("SYS.USER$", 10)  # in its cluster's segment
+    assert h.owners == ("HR", "SH")  # SYS is described, not exported
+    assert h.sys_rows is not None
+    rows = h.sys_rows.tables()
+    assert [len(rows[t]) for t in SYS_TABLES] == [5, 1, 1, 0, 2]
+    assert rows["OBJ$"][2]["SUBNAME"] == "P2023" and rows["TABCOMPART$"][0]["DATAOBJ#"] is None
+    assert load_dictionary(h.to_json()).sys_json == h.sys_json
+
+
+# the JSON keys each row of the script's "sys" member is written with, in order (docs/dictionary.md)
+SYS_ROW_KEYS = {
+    "OBJ$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "DATAOBJ#", "OWNER#", "NAME", "SUBNAME", "TYPE#", "FLAGS"],
+    "TABPART$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "DATAOBJ#", "BO#", "PART#"],
+    "TABCOMPART$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "DATAOBJ#", "BO#", "PART#"],
+    "TABSUBPART$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "DATAOBJ#", "POBJ#", "SUBPART#"],
+    "USER$": ["rowid", "valid_from_scn", "valid_to_scn", "USER#", "NAME"],
+}  # fmt: skip
+
+
+def test_export_script_writes_the_sys_tables_and_rows_the_loader_reads() -> None:
+    """The script cannot run here (no Oracle): check its text against the document the loader reads."""
+    sql = (REPO / "include" / "sql" / "export_dictionary.sql").read_text(encoding="utf-8")
+    body = sql[sql.index("sys_rows AS (") : sql.index("header AS (")]
+    branches = body.split("UNION ALL")
+    assert len(branches) == len(SYS_TABLES)
+    sources = {"OBJ$": "sys_objs", "TABPART$": "sys_tabparts", "TABCOMPART$": "sys_compparts",
+               "TABSUBPART$": "sys_subparts", "USER$": "sys_users"}  # fmt: skip
+    for number, (table, branch) in enumerate(zip(SYS_TABLES, branches, strict=True), start=1):
+        assert re.findall(r"'([A-Z_a-z#$]+)' VALUE", branch) == SYS_ROW_KEYS[table], table
+        assert f"FROM {sources[table]} r CROSS JOIN scn s" in branch and re.search(
+            rf"SELECT {number}\b", branch
+        )
+        assert f"SELECT {number}{' AS tbl_no' if number == 1 else ''}, '{table}'" in sql  # its member name
+        assert f"sys.{table.lower()} " in sql  # read from the table itself
+    assert "'rowid' VALUE r.rid" in body and sql.count("ROWIDTOCHAR(") == len(SYS_TABLES)
+    assert (
+        "'valid_from_scn' VALUE s.current_scn" in body
+        and "'scn'              VALUE (SELECT s.current_scn FROM scn s)" in sql
+    )
+    # the SYS tables' layouts are "tables" entries, and the privileges to read them are in the header
+    assert "t.table_name IN ('OBJ$', 'TABPART$', 'TABCOMPART$', 'TABSUBPART$', 'USER$')" in sql
+    header = sql[: sql.index("SET ECHO OFF")]
+    for table in SYS_TABLES:
+        assert f"GRANT SELECT ON SYS.{table} TO" in header
+    assert "SELECT ANY DICTIONARY" in header
+    # the document's last lines: the objects, then "sys" with its five members, then the end
+    assert """'],"sys":{' ELSE '],' END || '"' || tbl || '":['""" in sql and "']}}' FROM dual" in sql
 
 
 def test_sql_export_before_its_scn_is_missing() -> None:
@@ -411,3 +497,136 @@ def test_missing_file_names_it(tmp_path: Path) -> None:
     with pytest.raises(DictionaryError) as info:
         load_dictionary(path)
     assert info.value.position.file == str(path)
+
+
+# -- the sys member from an OLR checkpoint (docs/dictionary.md, "The SYS rows") --------------------------
+
+PARTITIONED = (
+    REPO
+    / ".."
+    / "shared"
+    / "realdata"
+    / "rophy-olr-tests-23ai"
+    / "schema"
+    / "partitioned-table--TEST-chkpt-3811045.json"
+)
+PARTITIONED_SCN = 3811045
+
+
+@pytest.fixture(scope="module")
+def partitioned() -> DictionaryHistory:
+    if not PARTITIONED.is_file():
+        pytest.skip(f"real OLR checkpoint not found at {PARTITIONED}")
+    return load_olr_checkpoint(PARTITIONED)
+
+
+@pytest.mark.realdata
+def test_real_partitioned_checkpoint_gives_the_sys_rows_of_the_tracked_user(
+    partitioned: DictionaryHistory,
+) -> None:
+    assert partitioned.sys_rows is not None
+    rows = partitioned.sys_rows.tables()
+    assert list(rows) == list(SYS_TABLES)
+    assert rows["USER$"] == [{"rowid": "AAAAAKAAAAAAIbAAAM", "valid_from_scn": PARTITIONED_SCN, "valid_to_scn": None,
+                              "USER#": 138, "NAME": "OLR_TEST"}]  # fmt: skip
+    # OLR_TEST's tables, partitions, subpartitions only: no index, view or LOB rows, no SYS or XDB rows
+    assert {r["OWNER#"] for r in rows["OBJ$"]} == {138} and {r["TYPE#"] for r in rows["OBJ$"]} == {2, 19}
+    by_obj = {r["OBJ#"]: r for r in rows["OBJ$"]}
+    assert by_obj[73877] == {"rowid": "AAAAASAAAAAAL+HAAP", "valid_from_scn": PARTITIONED_SCN, "valid_to_scn": None,
+                             "OBJ#": 73877, "DATAOBJ#": 73877, "OWNER#": 138, "NAME": "TEST_RANGE_PART",
+                             "SUBNAME": None, "TYPE#": 19, "FLAGS": 0}  # fmt: skip
+    assert by_obj[73874]["DATAOBJ#"] is None  # the partitioned table: no segment (OLR writes 0)
+    assert [(r["rowid"], r["OBJ#"], r["BO#"]) for r in rows["TABPART$"]] == [
+        ("AAAAOzAAAAAAKq+AAv", 73875, 73874), ("AAAAOzAAAAAAKq+AAw", 73876, 73874),
+        ("AAAAOzAAAAAAKq+AAx", 73877, 73874), ("AAAAOzAAAAAAKq+AAy", 73880, 73879),
+        ("AAAAOzAAAAAAKq+AAz", 73881, 73879), ("AAAAOzAAAAAAKq+AA0", 73882, 73879),
+    ]  # fmt: skip
+    assert all(r["PART#"] is None for r in rows["TABPART$"])  # not kept by OLR
+    assert rows["TABCOMPART$"] == [] and rows["TABSUBPART$"] == []
+    assert all(
+        r["valid_from_scn"] == PARTITIONED_SCN and r["valid_to_scn"] is None for t in rows.values() for r in t
+    )
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(
+    ("obj", "name", "columns"),
+    [
+        (
+            18,
+            "OBJ$",
+            {"OBJ#": 1, "DATAOBJ#": 2, "OWNER#": 3, "NAME": 4, "SUBNAME": 6, "TYPE#": 7, "FLAGS": 14},
+        ),
+        (947, "TABPART$", {"OBJ#": 1, "DATAOBJ#": 2, "BO#": 3, "PART#": 4}),
+        (969, "TABCOMPART$", {"OBJ#": 1, "DATAOBJ#": 2, "BO#": 3, "PART#": 4}),
+        (959, "TABSUBPART$", {"OBJ#": 1, "DATAOBJ#": 2, "POBJ#": 3, "SUBPART#": 4}),
+        (22, "USER$", {"USER#": 1, "NAME": 2}),
+    ],
+)
+def test_real_checkpoint_gives_the_sys_tables_layouts(
+    partitioned: DictionaryHistory, obj: int, name: str, columns: dict[str, int]
+) -> None:
+    table = partitioned.lookup(obj, PARTITIONED_SCN)
+    assert (table.owner, table.name) == ("SYS", name)
+    assert {c: table.column_by_name(c).segcol_no for c in columns} == columns
+
+
+@pytest.mark.realdata
+def test_real_partitioned_checkpoint_round_trips_with_its_sys_rows(partitioned: DictionaryHistory) -> None:
+    again = load_dictionary(partitioned.to_json())
+    assert again == partitioned and again.sys_json == partitioned.sys_json
+
+
+def _with_row_ids(doc: dict[str, Any]) -> dict[str, Any]:
+    for member, rows in doc.items():
+        if member.startswith("sys-"):
+            for n, row in enumerate(rows):
+                row["row-id"] = f"{member}:{n}"
+    return doc
+
+
+def test_olr_sys_rows_follow_the_tracked_users_tables_partitions_and_subpartitions() -> None:
+    doc = copy.deepcopy(OLR_DOC)
+    doc["users"] = ["SH"]
+    doc["sys-user"].append({"user": 0, "name": "SYS", "spare1": [0, 0], "single": 1})
+    doc["sys-obj"] += [
+        {"owner": 0, "obj": 18, "data-obj": 18, "name": "OBJ$", "type": 2, "flags": [0, 0], "single": 1},
+        {"owner": 50, "obj": 502, "data-obj": 0, "name": "SALES", "type": 19, "flags": [0, 0], "single": 0},
+        {"owner": 50, "obj": 503, "data-obj": 513, "name": "SALES", "type": 34, "flags": [5, 1], "single": 0},
+        {"owner": 50, "obj": 510, "data-obj": 510, "name": "SALES_PK", "type": 1, "flags": [0, 0], "single": 0},
+    ]  # fmt: skip
+    doc["sys-tabpart"].append({"obj": 19, "data-obj": 19, "bo": 18})  # a partition of another owner's table
+    doc["sys-tabsubpart"].append(
+        {"obj": 29, "data-obj": 29, "p-obj": 28}
+    )  # of a composite partition not followed
+    rows = load_olr_checkpoint(json.dumps(_with_row_ids(doc))).sys_rows
+    assert rows is not None
+    tables = rows.tables()
+    scn = {"valid_from_scn": 777, "valid_to_scn": None}
+    assert tables["USER$"] == [{"rowid": "sys-user:0", **scn, "USER#": 50, "NAME": "SH"}]
+    assert [(r["OBJ#"], r["DATAOBJ#"], r["TYPE#"], r["FLAGS"], r["SUBNAME"]) for r in tables["OBJ$"]] == [
+        (500, None, 2, 0, None), (501, 511, 19, 0, None), (502, None, 19, 0, None), (503, 513, 34, 5, None),
+        (600, 600, 2, 128, None),  # the recycle bin's table: its OBJ$ row is there, as in OBJ$
+    ]  # fmt: skip
+    assert tables["TABPART$"] == [
+        {"rowid": "sys-tabpart:0", **scn, "OBJ#": 501, "DATAOBJ#": 511, "BO#": 500, "PART#": None}
+    ]
+    assert tables["TABCOMPART$"] == [
+        {"rowid": "sys-tabcompart:0", **scn, "OBJ#": 502, "DATAOBJ#": None, "BO#": 500, "PART#": None}
+    ]
+    assert tables["TABSUBPART$"] == [
+        {"rowid": "sys-tabsubpart:0", **scn, "OBJ#": 503, "DATAOBJ#": 513, "POBJ#": 502, "SUBPART#": None}
+    ]
+
+
+def test_olr_checkpoint_without_users_has_no_sys_rows() -> None:
+    assert load_olr_checkpoint(olr()).sys_rows is None
+
+
+def test_olr_sys_row_without_row_id_names_the_json_path() -> None:
+    doc = _with_row_ids(copy.deepcopy(OLR_DOC))
+    doc["users"] = ["SH"]
+    del doc["sys-obj"][1]["row-id"]
+    with pytest.raises(DictionaryError) as info:
+        load_olr_checkpoint(json.dumps(doc))
+    assert info.value.details["json_path"] == "$.sys-obj[1].row-id"

@@ -189,7 +189,7 @@ def test_ddl_outside_the_capture_scope_is_counted_not_emitted_and_unreadable_ddl
 def test_the_batch_dictionary_evolves_by_its_ddl_events(tmp_path: Path) -> None:
     # the Spark driver's step before assembly: ALTER TABLE us03.student ADD (email VARCHAR2(40)) at SCN
     # 5000, a CREATE INDEX (no say in the table's shape) and a statement the parser does not read
-    from redo_lib.batches import evolve_batch_dictionary
+    from redo_lib.batch_dictionary import evolve_batch_dictionary
 
     source = tmp_path / "dictionary.in.json"
     source.write_text(_dictionary().to_json())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from redo_lib.dictionary.ddl import apply_ddl
-from redo_lib.dictionary.history import DictionaryHistory
+from redo_lib.dictionary.history import SYS_TABLES, DictionaryHistory
 from redo_lib.dictionary.model import ColumnDef, KeyKind, TableVersion
 from redo_lib.trail.lineage import DROPPED, TableChanges, name_epochs, table_changes
 
@@ -82,3 +82,36 @@ def test_drop_create_and_what_cannot_be_followed() -> None:
     assert "renamed to APP.OLD_ORDERS at SCN 20" in changes["APP.ORDERS"].notes[0]
     assert "BOGUS_TYPE" in changes["APP.OLD_ORDERS"].notes[0]
     assert TableChanges("X").to_dict() == {}
+
+
+def _partition_records(texts: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    return [{"op": "DDL", "owner": "APP", "table": "ORDERS", "obj": 100, "scn": scn, "commit_scn": scn + 1,
+             "columns": {"OPERATION": "ALTER", "OBJECT_TYPE": "TABLE", "DDL_TEXT": text}} for scn, text in texts]  # fmt: skip
+
+
+PARTITION_TEXTS = [
+    (50, "ALTER TABLE APP.ORDERS RENAME COLUMN A TO A2"),
+    (100, "ALTER TABLE APP.ORDERS ADD PARTITION P9 VALUES LESS THAN (900)"),
+    (200, "ALTER TABLE APP.ORDERS SPLIT PARTITION P9 AT (500) INTO (PARTITION P5, PARTITION P9)"),
+    (300, "ALTER TABLE APP.ORDERS DROP PARTITION P5"),
+]
+
+
+def test_partition_maintenance_changes_no_column_of_the_mirror() -> None:
+    history = DictionaryHistory([ORDERS], db_charset="AL32UTF8", national_charset="AL16UTF16")
+    history = history.with_sys({name: [] for name in SYS_TABLES})
+    for scn, text in PARTITION_TEXTS:
+        history, _ = apply_ddl(history, obj=100, scn=scn, text=text, schema="APP")
+    changes = table_changes(_partition_records(PARTITION_TEXTS), history)["APP.ORDERS"]
+    assert changes.steps == [(51, {"A": "A2"})]  # the rename only: partition DDL renames and drops nothing
+    assert changes.added == [] and changes.modified == [] and changes.truncated_at is None
+    # only DROP PARTITION (rows gone without row changes) is noted; ADD and SPLIT are not
+    assert len(changes.notes) == 1 and "DROP PARTITION at SCN 300" in changes.notes[0]
+    assert name_epochs(changes) == [(51, {"A": "A2"})]
+
+
+def test_partition_maintenance_without_sys_rows_is_noted_as_not_replayed() -> None:
+    history = DictionaryHistory([ORDERS], db_charset="AL32UTF8", national_charset="AL16UTF16")
+    changes = table_changes(_partition_records(PARTITION_TEXTS[1:2]), history)["APP.ORDERS"]
+    assert changes.steps == [] and len(changes.notes) == 1
+    assert "not replayed" in changes.notes[0] and "ADD PARTITION" in changes.notes[0]

@@ -1,0 +1,167 @@
+"""The batch's dictionary: where the batch's assembly starts from, evolved before any task runs.
+
+Every assembly task of a batch must see the same dictionary versions, so the driver evolves the
+dictionary first, from a few rows of the batch (docs/dictionary.md, docs/tables.md):
+
+* the DDL statements (24.1 events; their text shapes the columns: ``trail.emit.evolve_dictionary``);
+* the row changes of Oracle's own dictionary tables (``SYS.OBJ$``, ``TABPART$``, ...; the
+  document's ``sys`` member): the transactions that made them are read whole from the batch's event
+  files and run through the core's transaction table and emitter, which applies each committed
+  one at its commit SCN (``redo_core::trail::sys``). That is how partitions created after the export
+  (interval partitions, partition DDL) resolve to their tables with no dictionary refresh.
+
+The evolved dictionary is written to ``<batch>/dictionary.json`` (the next batch starts from it).
+
+Layer "top".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from redo_lib.assembly.events import EventKind, event_from_row
+from redo_lib.batches import assemble_stream, dictionary_at, join_location, write_location
+from redo_lib.exchange import bucket_events, carried_events, slot_keys
+from redo_lib.storage.sources import open_parquet
+
+__all__ = ["dictionary_transactions", "evolve_batch_dictionary", "sys_objects"]
+
+
+def sys_objects(history: Any) -> list[int]:
+    """The object ids of the ``SYS`` dictionary tables the core follows (``dictionary.SYS_TABLES``) that
+    the dictionary describes; none without a ``sys`` member (nothing to follow)."""
+    from redo_lib.dictionary import SYS_TABLES
+
+    if history is None or history.sys_json is None:
+        return []
+    names = set(SYS_TABLES)
+    return sorted({v.obj for v in history if v.owner == "SYS" and v.name in names})
+
+
+def _xids(locations: Iterable[str], objs: Sequence[int]) -> tuple[set[tuple[int, int, int]], Any]:
+    """The transactions (usn, slot, sqn) with a change to one of ``objs`` in some event files, and
+    their slots (sorted int64 keys, ``exchange.slot_keys``): four columns read, a row group at a time."""
+    import pyarrow.compute as pc
+
+    wanted = np.asarray(objs, dtype=np.int64)
+    xids: set[tuple[int, int, int]] = set()
+    for location in locations:
+        with open_parquet(location) as file:
+            for group in range(file.metadata.num_row_groups):
+                table = file.read_row_group(group, columns=["obj", "usn", "slot", "sqn"])
+                hits = table.filter(pc.is_in(table.column("obj"), value_set=_array(wanted)))
+                xids.update(zip(*(hits.column(c).to_pylist() for c in ("usn", "slot", "sqn")), strict=True))
+    keys = np.unique(slot_keys([x[0] for x in xids], [x[1] for x in xids])) if xids else np.empty(0, np.int64)
+    return xids, keys
+
+
+def _array(values: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.array(values, type=pa.int64())
+
+
+def dictionary_transactions(
+    units: Sequence[dict[str, Any]], carried: Sequence[str], buckets: int, objs: Sequence[int]
+) -> Iterator[Any]:
+    """The events of the transactions that changed ``objs`` (the ``SYS`` dictionary tables), the
+    carried-in ones first, each in redo order, with the ``carried`` column the core's assembler
+    reads; their DDL (24.1) events left out (the statement text is applied apart). Nothing when no
+    transaction of the batch touched them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not objs:
+        return
+    xids, keys = _xids([*carried, *(unit["file"] for unit in units)], objs)
+    if not xids:
+        return
+    usn, slot, sqn = (_array([x[i] for x in sorted(xids)]) for i in range(3))
+    wanted = pc.binary_join_element_wise(
+        pc.cast(usn, pa.string()), pc.cast(slot, pa.string()), pc.cast(sqn, pa.string()), "."
+    )
+    for is_carried, batches in (
+        (True, carried_events(carried, None, buckets, keys)),
+        (False, bucket_events(units, None, keys)),
+    ):
+        for batch in batches:
+            xid = pc.binary_join_element_wise(
+                *(pc.cast(batch.column(c), pa.string()) for c in ("usn", "slot", "sqn")), "."
+            )
+            mask = pc.and_(
+                pc.is_in(xid, value_set=wanted), pc.not_equal(batch.column("kind"), int(EventKind.DDL))
+            )
+            kept = batch.filter(mask)
+            if kept.num_rows:
+                yield kept.append_column("carried", pa.array(np.full(kept.num_rows, is_carried)))
+
+
+def evolve_batch_dictionary(
+    dictionary: str | None,
+    ddl_rows: Iterable[dict[str, Any]],
+    batch_dir: str,
+    *,
+    own_copy: bool = False,
+    sys_events: Any = None,
+    hold_from: int | None = None,
+    resetlogs_id: int | None = None,
+) -> tuple[str | None, dict[str, int], list[dict[str, Any]]]:
+    """Apply the batch's DDL events (rows, in redo order) and, with ``sys_events`` (``objs -> event
+    record batches``, :func:`dictionary_transactions`), the row changes of the ``SYS`` dictionary
+    tables to the batch's dictionary before assembly, so every task sees the same versions. The
+    evolved dictionary is written to ``<batch>/dictionary.json`` (the next batch starts from it).
+    Returns its location (or the input when nothing changed and ``own_copy`` is false: a dictionary
+    carried from the previous batch is copied, so every batch folder holds the dictionary its trail
+    was written with), the counts by effect (``ddl_*``; ``dictionary_rows``: SYS row changes
+    applied) and what could not be applied (``emit.evolve_dictionary``; the core's ``sys_rows``
+    problems). ``hold_from``: the batch's watermark (transactions committing at or above it wait
+    for the next batch, as in the assembly)."""
+    from redo_lib.trail.emit import evolve_dictionary
+
+    history = dictionary_at(dictionary)
+    events = [e for e in map(event_from_row, ddl_rows) if e.kind is EventKind.DDL]
+    if history is None:
+        return dictionary, {}, []
+    counts: Counter[str] = Counter()
+    problems: list[dict[str, Any]] = []
+    evolved = evolve_dictionary(history, events, counts, problems) if events else history
+    objs = sys_objects(evolved) if sys_events is not None else []
+    if objs:
+        evolved = _track_sys_rows(evolved, sys_events(objs), counts, problems, hold_from, resetlogs_id)
+    if evolved is history and not own_copy:
+        return dictionary, dict(counts), problems
+    location = write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json())
+    return location, dict(counts), problems
+
+
+def _track_sys_rows(
+    history: Any,
+    batches: Iterable[Any],
+    counts: Counter[str],
+    problems: list[dict[str, Any]],
+    hold_from: int | None,
+    resetlogs_id: int | None,
+) -> Any:
+    """The dictionary with the ``SYS`` row changes of ``batches``' committed transactions applied
+    (the core's emitter, ``apply_ddl`` on; nothing of them is a trail row)."""
+    sys_json = None
+    stream = assemble_stream(
+        batches, None, {"apply_ddl": True}, resetlogs_id=resetlogs_id, hold_from=hold_from,
+        document=history.to_json(), track_sys=True,
+    )  # fmt: skip
+    for kind, out in stream:  # trail rows: none of SYS, and the assembly tasks emit any other
+        if kind == "sys":
+            sys_json = out
+        elif kind == "counts":
+            trail = out.get("counters", {})
+            for name in ("dictionary_rows", "dictionary_rows_not_followed"):
+                if trail.get(name):
+                    counts[name] += int(trail[name])
+            problems.extend(out.get("ddl_problems", []))
+    if sys_json is None or sys_json == history.sys_json:
+        return history
+    return history.with_sys(sys_json)
