@@ -155,12 +155,9 @@ def _track_sys_rows(
     )  # fmt: skip
     for kind, out in stream:  # trail rows: none of SYS, and the assembly tasks emit any other
         if kind == "sys":
-            sys_json = out
+            sys_json = out["json"]
+            counts.update({k: int(v) for k, v in out["counters"].items() if v})
         elif kind == "counts":
-            trail = out.get("counters", {})
-            for name in ("dictionary_rows", "dictionary_rows_not_followed"):
-                if trail.get(name):
-                    counts[name] += int(trail[name])
             problems.extend(out.get("ddl_problems", []))
     if sys_json is None or sys_json == history.sys_json:
         return history

@@ -431,10 +431,11 @@ def assemble_stream(
     batch's files, read into the LOB store first), then ``("counts", doc)`` (the reconciliation
     counts). No row passes through Python objects.
     ``hold_from``: the batch's watermark SCN (transactions committing at or above it are carried
-    out, not emitted). ``document``: the dictionary's JSON text, instead of its location; with
-    ``track_sys`` (and ``apply_ddl`` in the options) and a ``sys`` member in it, ``("sys", text)`` comes before the counts:
-    that member after the row changes of the ``SYS`` dictionary tables the core applied
-    (``batch_dictionary``)."""
+    out, not emitted). ``document``: the dictionary's JSON text, instead of its location. With
+    ``track_sys`` (and ``apply_ddl`` in the options) and a ``sys`` member in the dictionary,
+    ``("sys", {"json": text, "counters": {...}})`` comes before the counts: that member after the
+    row changes of the ``SYS`` dictionary tables the core applied, and the emitter's
+    ``dictionary_*`` counters (``batch_dictionary``)."""
     import pyarrow as pa
 
     from redo_lib.lob_carry import carried_lobs, read_carried_lobs
@@ -458,7 +459,8 @@ def assemble_stream(
     for pages in carried_lobs(emitter):
         yield "lobs", pages
     if track_sys and (sys_json := emitter.sys_json()) is not None:
-        yield "sys", sys_json
+        counters = {k: v for k, v in emitter.counters.items() if k.startswith("dictionary_")}
+        yield "sys", {"json": sys_json, "counters": counters}
     counts = stage_counts(stage, table, emitter)
     counts["resources"] = {"peak_rss_mb": _peak_rss_mb()}
     # what each open transaction holds, for the operators (python -m redo_lib status); partitions hold

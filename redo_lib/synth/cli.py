@@ -52,9 +52,9 @@ def _parser() -> argparse.ArgumentParser:
         "--ddl", action="store_true", help="with --random: DDL steps too (random_scenario(ddl=True))"
     )
     parser.add_argument(
-        "--partitions",
+        "--no-partitions",
         action="store_true",
-        help="with --random --ddl: partitioned tables and partition DDL too (random_scenario(partitions=True))",
+        help="with --random --ddl: no partitioned tables nor partition DDL (random_scenario(partitions=False))",
     )
     parser.add_argument(
         "--one-transaction", action="store_true", help="with --random: the whole workload in one transaction"
@@ -85,7 +85,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
             direct_load=not args.no_direct_load,
             one_transaction=args.one_transaction,
             ddl=args.ddl,
-            partitions=args.partitions,
+            partitions=not args.no_partitions,
         )
     scenario = load_scenario(args.scenario)
     overrides = {

@@ -40,7 +40,7 @@ from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, Tab
 if TYPE_CHECKING:
     from redo_lib.synth.engine import Engine, OpenTxn
 
-__all__ = ["Part", "PartitionedTable", "Sub", "run_dml", "sys_rows_of_table"]
+__all__ = ["Part", "PartitionedTable", "Sub", "object_model", "run_dml", "sys_rows_of_table"]
 
 TYPE_TABLE, TYPE_PARTITION, TYPE_SUBPARTITION = 2, 19, 34
 
@@ -196,6 +196,31 @@ class PartitionedTable:
         column = self.spec.column(pb.subpartition_column)
         value = values[self.spec.index_of(pb.subpartition_column)]
         return part.subs[hash_bucket(column.type, value, len(part.subs))].state
+
+
+def object_model(e: Engine) -> dict[str, dict[str, Any]]:
+    """Read-only: the objects the generator's model holds now, per table full name (``OWNER.NAME``):
+    ``obj``, ``dataobj`` (``None`` for a partitioned table) and ``partitions`` in the table's
+    partition order, each ``{name, obj, dataobj, part_no, subpartitions}`` (a composite partition's
+    ``dataobj`` ``None``, its subpartitions ``{name, obj, dataobj, sub_no}``). What the SQL of the
+    steps run so far implies the dictionary holds (tests compare a decoder's dictionary with it after
+    each batch: call it from ``generate(on_step=...)``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, table in e.tables.items():
+        entry: dict[str, Any] = {"obj": table.obj, "dataobj": table.dataobj, "partitions": []}
+        if isinstance(table, PartitionedTable):
+            entry["dataobj"] = None
+            entry["partitions"] = [
+                {
+                    "name": p.name, "obj": p.obj, "dataobj": p.dataobj, "part_no": p.part_no,
+                    "subpartitions": [
+                        {"name": s.name, "obj": s.obj, "dataobj": s.dataobj, "sub_no": s.sub_no} for s in p.subs
+                    ],
+                }
+                for p in table.parts
+            ]  # fmt: skip
+        out[name] = entry
+    return out
 
 
 def _bound_key(p: Part) -> tuple[int, Any]:

@@ -12,8 +12,11 @@ that stays open across several log switches.
 
 With ``ddl=True`` (off by default) the steps include DDL too: ADD / RENAME / DROP / MODIFY COLUMN,
 CREATE TABLE, TRUNCATE TABLE and, rarely, DROP TABLE, on tables no other session has uncommitted
-changes on. Its choices come from a random stream of their own, drawn only when DDL is on, so a seed
-without DDL gives the scenario it gave before the option existed.
+changes on; and partitioned tables (CREATE TABLE makes one half the time: range, list, hash, interval
+or range with hash subpartitions) with partition DDL on them (ADD / DROP / TRUNCATE / SPLIT / MERGE /
+EXCHANGE PARTITION) and interval partitions made by inserts, unless ``partitions=False``. Its
+choices come from a random stream of their own, drawn only when DDL is on, so a seed without DDL
+gives the scenario it gave before the option existed.
 
 With ``size`` the run stops once the logs reach that many bytes (tables are kept below
 ``max_rows`` rows by preferring deletes, so memory stays constant); else after ``steps`` steps. The
@@ -90,13 +93,14 @@ def random_scenario(
     direct_load: bool = True,
     one_transaction: bool = False,
     ddl: bool = False,
-    partitions: bool = False,
+    partitions: bool = True,
 ) -> Scenario:
     """A random valid scenario; ``size`` (bytes of logs) overrides ``steps``. ``direct_load=False``
     leaves direct-path inserts out; ``ddl=True`` adds DDL steps (not with ``one_transaction``: DDL
-    commits); with ``partitions=True`` too, CREATE TABLE makes partitioned tables half the time and
-    partition DDL (ADD / DROP / TRUNCATE / SPLIT / MERGE / EXCHANGE) runs on them (off by default: the
-    decoder follows partitions made after the export only from the SYS rows, docs/dictionary.md).
+    commits); with it, CREATE TABLE makes partitioned tables half the time and partition DDL (ADD /
+    DROP / TRUNCATE / SPLIT / MERGE / EXCHANGE) runs on them (the decoder follows partitions made
+    after the export from the SYS rows, docs/dictionary.md), unless ``partitions=False`` (DDL on
+    plain tables only: the scenarios seeds gave before partitions were on by default).
     ``one_transaction=True`` puts the whole workload into a single
     transaction of one session, committed at the end (savepoints and rollbacks to them included; no
     direct-path inserts, which would lock their table for the rest of it): the memory benchmark's
@@ -126,8 +130,8 @@ def random_scenario(
     ddl = ddl and not one_transaction
     if ddl:
         params["ddl"] = True
-        if partitions:
-            params["partitions"] = True
+        if not partitions:
+            params["partitions"] = False
     plan = _Plan(
         random.Random(seed ^ 0x5EED),
         steps=steps,
@@ -160,7 +164,10 @@ def _partitioning(rnd: random.Random, spec: TableSpec) -> PartitionBy:
         first = (1,) if k1.type.name == "NUMBER" else ("x",)
         return PartitionBy(kind="list", column="K1", partitions=(PartDef(name="L1", values=first),
                                                                   PartDef(name="LD", values="DEFAULT")))  # fmt: skip
-    bounds = (500, 3000, MAXVALUE) if numeric else (MAXVALUE,)
+    # a range table ends in MAXVALUE, or (half the time) in a bound no fresh key reaches, so that
+    # ADD PARTITION can go above it
+    top = rnd.choice([MAXVALUE, 10**15])
+    bounds = (500, 3000, top) if numeric else (MAXVALUE,)
     sub = kind == "composite"
     return PartitionBy(
         kind="range", column="K1", partitions=tuple(PartDef(name=f"R{j}", values=b) for j, b in enumerate(bounds, 1)),
@@ -209,6 +216,7 @@ class _Plan:
         self.partitions = partitions  # DDL creates partitioned tables and runs partition DDL
         self.ddl = ddl  # the DDL choices' own stream (None: no DDL)
         self._ddl_names = 0
+        self._exchange: str = ""  # a table a mate was just created for: its next partition DDL exchanges
         self.one_transaction = one_transaction
         self.direct_load = direct_load
         self.text_limit = 60 if size is None else 400  # scale runs: rows of a few hundred bytes
@@ -422,7 +430,8 @@ class _Plan:
         self._ddl_names += 1
         n = self._ddl_names
         if kind == "partition" and partitioned:
-            return self._partition_ddl(engine, session, rnd.choice(partitioned), n)
+            pending = [t for t in partitioned if t.spec.full_name == self._exchange]
+            return self._partition_ddl(engine, session, pending[0] if pending else rnd.choice(partitioned), n)
         if kind in ("create_table", "partition") or not tables:
             existing = {t.spec.name for t in (*engine.tables.values(), *engine.dropped)}
             if len(existing) >= 12:
@@ -467,8 +476,9 @@ class _Plan:
         """ADD / DROP / TRUNCATE / SPLIT / MERGE / EXCHANGE PARTITION, when the table allows it."""
         rnd = self.ddl
         assert rnd is not None
-        kind = rnd.choice(PARTITION_STATEMENTS)
         name = table.spec.full_name
+        kind = "exchange_partition" if name == self._exchange else rnd.choice(PARTITION_STATEMENTS)
+        self._exchange = ""
         parts = table.parts
         part = rnd.choice(parts)
         common: dict[str, Any] = {"session": session, "table": name}
@@ -479,6 +489,8 @@ class _Plan:
             values: Any = (max(finite) + 1000 if finite else 1000) if table.pb.ranged else listed
             step = Ddl(statement=kind, partitions=(f"P{n}",), values=values, **common)
         elif kind == "split_partition":
+            if table.pb.kind != "range" or table.pb.composite:
+                return None  # SPLIT / MERGE are generated for range tables without subpartitions
             i = parts.index(part)
             low = parts[i - 1].values if i else None
             high = part.values
@@ -489,30 +501,45 @@ class _Plan:
                 statement=kind, partitions=(part.name,), values=at, into=(f"P{n}A", f"P{n}B"), **common
             )
         elif kind == "merge_partitions":
-            if len(parts) < 2:
+            if len(parts) < 2 or table.pb.kind != "range" or table.pb.composite:
                 return None
             i = rnd.randrange(len(parts) - 1)
             step = Ddl(
                 statement=kind, partitions=(parts[i].name, parts[i + 1].name), into=(f"P{n}",), **common
             )
         elif kind == "exchange_partition":
+            if table.pb.composite:
+                return None  # EXCHANGE of composite partitions is not generated
             shape = [(c.name, c.type) for c in table.spec.columns]
             mates = [
                 t
                 for t in engine.tables.values()
                 if not isinstance(t, PartitionedTable) and [(c.name, c.type) for c in t.spec.columns] == shape
             ]
-            if not mates:  # a plain table of the same shape, to exchange with later
+            busy = {
+                id(c.revert[1]) for other, o in engine.open.items() if other != session for c in o.changes
+            }
+            free = [t for t in mates if id(t) not in busy]  # another session's changes: it would wait
+            if not mates:  # a plain table of the same shape, to exchange with at the next chance
+                self._exchange = name
                 spec = dataclasses.replace(
                     table.spec, name=f"X{n}", partition_by=None, obj=None, dataobj=None
                 )
                 return Ddl(session=session, statement="create_table", create=spec)
-            step = Ddl(
-                statement=kind, partitions=(part.name,), with_table=rnd.choice(mates).spec.full_name, **common
-            )
+            fitting = []  # the mates whose rows all belong in one partition (else ORA-14099): with it
+            for mate in free:
+                homes = {id(p): p for p in (table.locate(row.values)[0] for row in mate.rows.values())}
+                if len(homes) <= 1 and None not in homes.values():
+                    fitting.append((mate, next(iter(homes.values()), part)))
+            if not fitting:
+                return None
+            mate, part = rnd.choice(fitting)
+            step = Ddl(statement=kind, partitions=(part.name,), with_table=mate.spec.full_name, **common)
         else:
             if kind == "drop_partition" and part.values in (MAXVALUE, "DEFAULT"):
                 return None  # later inserts would find no partition (ORA-14400)
+            if kind == "drop_partition" and table.pb.kind == "range" and part is parts[-1]:
+                return None  # the top range partition: keys above the one below would find none
             step = Ddl(statement=kind, partitions=(part.name,), **common)
         try:
             partddl.check(engine, step, table)

@@ -318,6 +318,11 @@ impl Emitter {
             return rc.obj;
         }
         if let Some(d) = &self.dictionary {
+            // the segment's object at the change's SCN (a partition's or table's new data object
+            // after TRUNCATE, EXCHANGE, SPLIT)
+            if let Some(obj) = d.sys().and_then(|s| s.object_of_data(rc.dataobj, rc.scn)) {
+                return obj;
+            }
             if self.by_dataobj.is_none() {
                 let mut map = HashMap::new();
                 for v in d.iter() {
@@ -549,7 +554,7 @@ impl Emitter {
             }
             return None;
         };
-        if let Some(table) = SysTable::of(&version).filter(|_| following) {
+        if let Some(table) = if following { SysTable::of(&version) } else { None } {
             // never a record, whatever the capture scope; applied at the commit
             self.sys_pending.push(SysChange { table, layout: Arc::clone(&version), change: rc.clone() });
             self.add("filtered_changes", 1);
@@ -817,6 +822,11 @@ impl Emitter {
             }
             if let Some(o) = d.owner_object(obj) {
                 return format!("{}.{}", o.owner, o.name); // listed by the export, not described
+            }
+            // a partition or data object the SYS rows tie to a table (created after the export)
+            let tables = d.sys().map(|s| s.tables_ever(obj)).unwrap_or_default();
+            if let Some(v) = tables.iter().find_map(|t| d.iter().filter(|v| v.obj == *t).last()) {
+                return format!("{}.{}", v.owner, v.name);
             }
         }
         format!("OBJ_{obj}")

@@ -234,6 +234,13 @@ impl SysRows {
             .or_else(|| self.latest(SysTable::Obj, self.by_dataobj.get(&obj), |r| r.covers(scn)))
     }
 
+    /// The object (`OBJ#`) whose `DATAOBJ#` was `dataobj` at `scn`: the segment a direct-path row
+    /// (19.1, which names only its data object) was written to; not an `OBJ#` match, since an
+    /// EXCHANGE gives a partition the data object numbered as another table's object.
+    pub fn object_of_data(&self, dataobj: i64, scn: i64) -> Option<i64> {
+        self.latest(SysTable::Obj, self.by_dataobj.get(&dataobj), |r| r.covers(scn))?.int(col::KEY)
+    }
+
     /// The table object `obj` (an object or data object id) belonged to at `scn`, through the
     /// rows valid then: a table itself; a partition (`TYPE#` 19) through its `TABPART$` or
     /// `TABCOMPART$` row's `BO#`; a subpartition (`TYPE#` 34) through its `TABSUBPART$` row's

@@ -585,3 +585,22 @@ fn malformed_sys_members_name_their_json_path() {
         Some("Text(\"$.sys\")".into())
     );
 }
+
+#[test]
+fn a_direct_path_row_names_the_partition_whose_data_object_it_wrote_and_new_partitions_have_their_table_name()
+{
+    let mut e = emitter(&document("BO#", true), true);
+    assert_eq!(e.table_name(102), "OBJ_102");
+    commit(&mut e, 100, add_p2());
+    // counts name a partition created after the export by its table (counts.json, rule 2)
+    assert_eq!(e.table_name(102), "APP.T");
+    // TRUNCATE PARTITION P2: its OBJ$ row (slot 20) gets DATAOBJ# 160
+    commit(&mut e, 110, vec![change(URP, OBJ, OBJ, 20, &[(1, Some(num(160)))])]);
+    assert_eq!(e.table_name(160), "APP.T");
+    // a direct-path row (19.1: no object, only the data object) into the truncated partition
+    let mut direct = change(IRP, 0, 160, 4, &[(0, Some(num(8)))]);
+    direct.scn = 120;
+    assert_eq!(commit(&mut e, 121, vec![direct]), 1);
+    assert_eq!(e.trail_counts.get(&(102, "INSERT")), Some(&1), "counted under the partition's object");
+    assert!(e.unknown_in_scope.is_empty());
+}

@@ -478,12 +478,33 @@ def test_random_ddl_round_trips_through_apply_ddl(seed: int, tmp_path: Path) -> 
 
 
 def test_random_ddl_covers_every_statement(tmp_path: Path) -> None:
+    """Random DDL (partitions on by default) over a few seeds writes every DDL statement, partition
+    statements included, and creates tables of every partitioning kind (composite: range with hash
+    subpartitions)."""
     seen: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
     for seed in range(12):
-        generated = _generate(random_scenario(seed, steps=150, ddl=True), tmp_path / str(seed))
+        generated = _generate(random_scenario(seed, steps=400, ddl=True), tmp_path / str(seed))
         seen.update(step.statement for step, _, _ in generated.after_ddl)
-    # partition DDL comes with random_scenario(partitions=True): test_partition_steps.py
-    assert set(seen) == set(model.DDL_STATEMENTS) - set(model.PARTITION_STATEMENTS), seen
+        for step, tables, _ in generated.after_ddl:
+            if step.statement == "create_table":
+                pb = tables[step.create.full_name][1].partition_by
+                if pb is not None:
+                    kinds[f"{pb.kind}+hash" if pb.composite else pb.kind] += 1
+    assert set(seen) == set(model.DDL_STATEMENTS), seen
+    assert set(kinds) == {"range", "list", "hash", "interval", "range+hash"}, kinds
+
+
+def test_random_ddl_without_partitions_writes_none(tmp_path: Path) -> None:
+    """``partitions=False`` keeps random DDL to plain tables (and is recorded in the scenario)."""
+    scenario = random_scenario(4, steps=150, ddl=True, partitions=False)
+    assert scenario.random is not None and scenario.random["partitions"] is False
+    generated = _generate(scenario, tmp_path)
+    assert generated.after_ddl
+    assert not {step.statement for step, _, _ in generated.after_ddl} & set(model.PARTITION_STATEMENTS)
+    assert all(
+        spec.partition_by is None for _, tables, _ in generated.after_ddl for _, spec in tables.values()
+    )
 
 
 def test_random_ddl_events_are_the_expected_records(tmp_path: Path) -> None:
