@@ -44,7 +44,7 @@ if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
 
 from redo_lib.batches import dictionary_at
 from redo_lib.errors import Position, StorageError
-from redo_lib.trail.lineage import TableChanges, name_epochs, table_changes
+from redo_lib.trail.lineage import PartitionCut, TableChanges, name_epochs, table_changes
 from redo_lib.trail.schema import commit_log_name
 from redo_lib.trail.types import column_types as table_column_types
 from redo_lib.trail.types import newest_versions, table_types
@@ -171,6 +171,11 @@ class MirrorPlan:
     types: dict[str, str] = field(default_factory=dict)  # column -> Spark SQL type
     unfit: list[dict[str, Any]] = field(default_factory=list)  # values left NULL, by column and rule
     truncated_before: int | None = None  # commit SCN of the batch's last TRUNCATE of the source table
+    # (commit SCN, ROWID prefixes) per DROP / TRUNCATE PARTITION: the mirror rows written before it
+    # whose _rowid starts with one of them go in the MERGE's commit
+    removed: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    # per partition removed, what PUBLISHED reports (with the rows counted)
+    cuts: list[dict[str, Any]] = field(default_factory=list)
 
 
 def replayed_changes(
@@ -245,6 +250,11 @@ def fold_mirrors(
     )
     for source, scn in schema.truncated.items():  # a TRUNCATE ends what came before it
         changed = changed.where((F.col("source_table") != source) | (F.col("commit_scn") > scn))
+    cut_reports: dict[str, list[dict[str, Any]]] = {}
+    for source, cuts in schema.cuts.items():  # DROP / TRUNCATE PARTITION: the rows in it go
+        if source in sources:
+            changed, cut_reports[source] = partition_removals(changed, store.frame(sources[source]), source,
+                                                              cuts, batch_id)  # fmt: skip
     later = replayed_changes(spark, changed, store, owned, batch_id, keep)
     if later is not None:
         changed = changed.unionByName(later.where(F.col("source_table").isin(list(sources))))
@@ -277,8 +287,60 @@ def fold_mirrors(
         rows = mirror.wide(folded, source, columns[source], with_deletes=True, types=column_types)
         plans.append(MirrorPlan(source, name, keyed.get(source, []), columns[source], rows,
                                 *counts.get(source, (0, 0)), types=column_types,
-                                unfit=unfit_values(rows), truncated_before=schema.truncated.get(source)))  # fmt: skip
+                                unfit=unfit_values(rows), truncated_before=schema.truncated.get(source),
+                                removed=[(c.commit_scn, c.prefixes) for c in schema.cuts.get(source, [])
+                                         if c.prefixes],
+                                cuts=cut_reports.get(source, [])))  # fmt: skip
     return plans
+
+
+def partition_removals(
+    changed: Any, table: Any, source: str, cuts: Sequence[PartitionCut], batch_id: str
+) -> tuple[Any, list[dict[str, Any]]]:
+    """The batch's changes with a delete at each DROP / TRUNCATE PARTITION for every key of
+    ``source`` whose row was in that partition just before it: the key's last change before the
+    DDL's commit SCN carries a ROWID of the partition's (``PartitionCut.prefixes``). The fold then
+    applies the changes before the DDL, the delete, the ones after it, whatever partition each was
+    in (a row that moved into the partition before the DDL goes; one that moved out stays). Rows
+    the mirror holds that the batch does not touch go in the MERGE (``Store.commit_mirror``'s
+    ``removed``). Per cut, what PUBLISHED reports, counted: ``held_rows``, the mirror's rows in the
+    partition before the batch; ``batch_keys``, the keys the batch's own changes left in it before the
+    DDL; ``ambiguous_rows_kept``, both kinds of rows that may or may not have been in it (a SPLIT's,
+    ``PartitionCut.ambiguous``), left as they are."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    reports = []
+    for cut in cuts:
+        report = cut.to_dict()
+        mine = (F.col("source_table") == source) & (F.col("commit_scn") < cut.commit_scn)
+        order = Window.partitionBy("key").orderBy(F.col("commit_scn").desc(), F.col("trail_seq").desc())
+        last = changed.where(mine).withColumn("_n", F.row_number().over(order)).where("_n = 1").drop("_n")
+        prefix = F.substring("rowid", 1, 6)
+        gone = last.where(prefix.isin(list(cut.prefixes)) & (F.col("op") != "DELETE"))
+        if cut.prefixes:
+            deletes = gone.select(
+                "source_table", "key", F.lit(None).cast("string").alias("old_key"), F.lit("DELETE").alias("op"),
+                F.lit(-1).cast("bigint").alias("trail_seq"), "columns", F.lit(None).cast(mirror.PAIRS).alias("before"),
+                "key_columns", F.lit(None).cast("string").alias("rowid"),
+                F.lit(cut.commit_scn).cast("bigint").alias("commit_scn"), F.lit(batch_id).alias("batch_id"),
+            )  # fmt: skip
+            report["batch_keys"] = deletes.count()
+            changed = changed.unionByName(deletes)
+        held = (
+            table.where(F.col("_commit_scn") < cut.commit_scn).select(F.substring("_rowid", 1, 6).alias("p"))
+            if table is not None
+            else None
+        )
+        if held is not None and cut.prefixes:
+            report["held_rows"] = held.where(F.col("p").isin(list(cut.prefixes))).count()
+        if cut.ambiguous:
+            kept = last.where(prefix.isin(list(cut.ambiguous)) & (F.col("op") != "DELETE")).count()
+            if held is not None:
+                kept += held.where(F.col("p").isin(list(cut.ambiguous))).count()
+            report["ambiguous_rows_kept"] = kept
+        reports.append(report)
+    return changed, reports
 
 
 @dataclass
@@ -288,6 +350,7 @@ class SchemaPlan:
     changes: dict[str, TableChanges] = field(default_factory=dict)
     epochs: dict[str, list[tuple[int, dict[str, str]]]] = field(default_factory=dict)
     truncated: dict[str, int] = field(default_factory=dict)  # source -> commit SCN of its last TRUNCATE
+    cuts: dict[str, list[PartitionCut]] = field(default_factory=dict)  # source -> DROP/TRUNCATE PARTITION
     keys: dict[str, list[str]] = field(default_factory=dict)  # source -> key after the batch
     shaped: set[str] = field(default_factory=set)  # sources created or given columns by DDL
     stopped: dict[str, int] = field(default_factory=dict)  # source -> commit SCN of its DROP TABLE
@@ -303,6 +366,10 @@ class SchemaPlan:
             plan.epochs[source] = name_epochs(change, keep_dropped=keep_dropped)
             if change.truncated_at is not None:
                 plan.truncated[source] = change.truncated_at
+            # a TRUNCATE TABLE after a partition's removal removes all its rows anyway
+            cuts = [c for c in change.partition_cuts if c.commit_scn > (change.truncated_at or 0)]
+            if cuts:
+                plan.cuts[source] = cuts
             if change.dropped_at is not None and (change.created_at or 0) < change.dropped_at:
                 plan.stopped[source] = change.dropped_at
             elif change.created_at is not None or change.added:
@@ -537,11 +604,25 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             published.append(CHANGELOG)
         fault("publish-changelog")
         for plan in plans:
-            if not plan.keys and plan.truncated_before is None and store.exists(plan.name):
+            if plan.cuts and plan.name in schema_changes:
+                schema_changes[plan.name]["partitions_removed"] = plan.cuts  # with the rows counted
+            for cut in plan.cuts:
+                counted = ", ".join(f"{k} {cut[k]}" for k in ("held_rows", "batch_keys", "ambiguous_rows_kept")
+                                    if k in cut)  # fmt: skip
+                print(f"publish {batch_id}: {plan.name}: {cut['ddl']} at commit SCN {cut['commit_scn']}: rows "
+                      f"removed by ROWID prefix {cut.get('rowid_prefixes', [])} ({counted or 'none known'})")  # fmt: skip
+                for note in cut.get("notes", []):
+                    print(f"publish {batch_id}: {plan.name}: WARNING: {cut['ddl']}: {note}", file=sys.stderr)
+            if (
+                not plan.keys
+                and plan.truncated_before is None
+                and not plan.removed
+                and store.exists(plan.name)
+            ):
                 continue  # DDL only (its schema followed above): no rows to merge
             store.commit_mirror(
                 plan.name, plan.source_table, plan.rows, plan.columns, plan.key_columns, batch_id,
-                publication=publication, truncated_before=plan.truncated_before,
+                publication=publication, truncated_before=plan.truncated_before, removed=plan.removed,
             )  # fmt: skip
             published.append(plan.name)
             partial = f", {plan.partial_rows} partial rows (no row to update)" if plan.partial_rows else ""

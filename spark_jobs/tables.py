@@ -126,7 +126,8 @@ class Store(Protocol):
     def commit_changelog(self, rows: Any, batch_id: str, *, publication: str, owned: Ownership) -> None: ...
     def commit_mirror(self, name: str, source_table: str, rows: Any, columns: Sequence[str],
                       key_columns: Sequence[str], batch_id: str, *, publication: str,
-                      truncated_before: int | None = None) -> None: ...  # fmt: skip
+                      truncated_before: int | None = None,
+                      removed: Sequence[tuple[int, Sequence[str]]] = ()) -> None: ...  # fmt: skip
     def follow_schema(self, name: str, *, renamed: Sequence[tuple[str, str]], dropped: Sequence[str],
                       retyped: Mapping[str, str]) -> list[str]: ...  # fmt: skip
     def version(self, name: str) -> dict[str, Any]: ...
@@ -268,11 +269,15 @@ class _SparkStore:
         *,
         publication: str,
         truncated_before: int | None = None,
+        removed: Sequence[tuple[int, Sequence[str]]] = (),
     ) -> None:
         """Merge the folded rows (``mirror.wide`` with ``_op``): matched and ``D`` deletes, matched and
         ``U`` updates every column, not matched and ``U`` inserts. ``truncated_before``: the commit
         SCN of a TRUNCATE of the source table; the same commit deletes every row the mirror held that
-        was last written before it (rows of later changes, held under a backfill, stay)."""
+        was last written before it (rows of later changes, held under a backfill, stay). ``removed``:
+        (commit SCN, ROWID prefixes) of each DROP / TRUNCATE PARTITION: the same commit deletes the
+        rows the folded rows do not touch that were last written before it with a ``_rowid``
+        starting with one of the prefixes (the partition's data objects)."""
         names = [*columns, *META_COLUMNS]
         if not self.exists(name):
             properties = {PROP_SOURCE: source_table, PROP_KEYS: json.dumps(list(key_columns))}
@@ -291,10 +296,14 @@ class _SparkStore:
         values = ", ".join(f"s.{quote(c)}" for c in names)
         try:
             with self._committing(batch_id, publication):
+                gone = [f"t._commit_scn < {int(truncated_before)}"] if truncated_before is not None else []
+                gone += [
+                    f"(t._commit_scn < {int(scn)} AND substr(t._rowid, 1, 6) IN ({', '.join(map(text, prefixes))}))"
+                    for scn, prefixes in removed
+                    if prefixes
+                ]
                 truncate = (
-                    f" WHEN NOT MATCHED BY SOURCE AND t._commit_scn < {int(truncated_before)} THEN DELETE"
-                    if truncated_before is not None
-                    else ""
+                    f" WHEN NOT MATCHED BY SOURCE AND ({' OR '.join(gone)}) THEN DELETE" if gone else ""
                 )
                 self.spark.sql(
                     f"MERGE INTO {self.ident(name)} t USING {view} s ON {match} "

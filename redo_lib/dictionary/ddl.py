@@ -76,7 +76,9 @@ class DdlEffect:
     new version in force from the DDL's SCN (``None`` when none was opened: drop, truncate, partition
     maintenance, unknown table or object id, unsupported text), ``message`` a one-line account for
     the decode report. ``partition_clause`` is the partition maintenance done (``"DROP PARTITION"``,
-    ``"SET INTERVAL"``, ...; ``""`` for other kinds)."""
+    ``"SET INTERVAL"``, ...; ``""`` for other kinds), and ``partition_names`` the partitions (or
+    subpartitions) it names right after (``DROP PARTITIONS P1, P2``: both; a partition named by
+    ``FOR (value)`` or by no name: none)."""
 
     kind: DdlKind
     table: str
@@ -91,6 +93,7 @@ class DdlEffect:
     added: tuple[str, ...] = ()
     modified: tuple[str, ...] = ()
     partition_clause: str = ""
+    partition_names: tuple[str, ...] = ()
 
 
 class _Unsupported(Exception):
@@ -552,6 +555,22 @@ def _partition_clause(ts: _Stream) -> str | None:
     return None
 
 
+def _partition_names(ts: _Stream) -> tuple[str, ...]:
+    """The names after the partition clause at the cursor (``DROP PARTITION P1, P2 ...``): the names
+    separated by commas; none for ``FOR (value)`` or a clause without names (``SET INTERVAL``)."""
+    if not ts.peek(*_PARTITION_WORDS, at=1):
+        return ()
+    j, names = ts.i + 2, []
+    while j < len(ts.tokens) and ts.tokens[j].kind in ("word", "quoted"):
+        if ts.tokens[j].kind == "word" and ts.tokens[j].text == "FOR":
+            break
+        names.append(ts.tokens[j].text)
+        if not (j + 1 < len(ts.tokens) and ts.tokens[j + 1].kind == "op" and ts.tokens[j + 1].text == ","):
+            break
+        j += 2
+    return tuple(names)
+
+
 def _alter_clauses(work: _Work, ts: _Stream, history: DictionaryHistory, *, all_key: bool) -> bool:
     """Apply the clauses of ALTER TABLE in order; True when one of them is RENAME TO."""
     renamed = False
@@ -720,7 +739,7 @@ def _apply(
             )
         message = f"ALTER TABLE {full} {clause}: no column change; its partitions follow from the SYS rows"
         effect = DdlEffect(kind=DdlKind.PARTITION, table=full, version=None, message=message, obj=version.obj,
-                           partition_clause=clause)  # fmt: skip
+                           partition_clause=clause, partition_names=_partition_names(ts))  # fmt: skip
         return history, effect
     work = _Work(full_name=full, obj=version.obj, columns=list(version.columns), name=version.name,
                  keys=_current_keys(version), altering=True, guard_column=guard_column)  # fmt: skip

@@ -6,8 +6,12 @@ the batch's evolved dictionary holds the versions the DDL opened). Per source ta
 it gives a ``TableChanges``: the columns renamed, dropped, added and retyped, each at the commit SCN
 of its DDL, the last TRUNCATE, a DROP TABLE, a CREATE TABLE, and notes for what a mirror cannot
 follow (a table renamed, DDL that could not be replayed). Partition maintenance (kind ``partition``)
-changes no column; a DROP, TRUNCATE or EXCHANGE of a partition also removes or swaps rows without
-row changes in the redo, which a note says.
+changes no column. A DROP or TRUNCATE of a partition (subpartition) removes rows without row changes
+in the redo: ``partition_cuts`` says, per partition named, which mirror rows were in it, by the
+data objects their ROWIDs start with, from the dictionary's SYS rows (the Rust core's
+``partition_segments``: its own data objects before the DDL, those of partitions merged into it; the
+ones a SPLIT leaves ambiguous apart, never guessed). An EXCHANGE PARTITION swaps rows in and out
+with no row changes either: a note says the mirror does not follow it.
 
 A change record written before a DDL names the columns as they were; ``name_epochs`` gives, per
 table, the renaming that brings each record's column names to the table's last shape: records
@@ -21,6 +25,7 @@ Layer 4: imports layers 0-3 (the dictionary).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,12 +33,59 @@ from typing import Any
 from redo_lib.dictionary.ddl import DdlKind, replay_ddl
 from redo_lib.dictionary.history import DictionaryHistory
 
-__all__ = ["DROPPED", "TableChanges", "name_epochs", "table_changes"]
+__all__ = ["DROPPED", "PartitionCut", "TableChanges", "name_epochs", "table_changes"]
 
 #: the new name of a column a later DDL dropped
 DROPPED = ""
-# partition maintenance that removes or swaps rows without row changes in the redo
-_ROWS_GONE = frozenset({"DROP", "TRUNCATE", "EXCHANGE"})
+# partition maintenance that removes rows without row changes in the redo
+_ROWS_GONE = frozenset({"DROP", "TRUNCATE"})
+
+
+@dataclass(frozen=True)
+class PartitionCut:
+    """One partition (subpartition) a DROP or TRUNCATE removed the rows of, at ``commit_scn``: the
+    mirror rows last written before it whose ``_rowid`` starts with one of ``prefixes`` were its rows;
+    the ones starting with one of ``ambiguous`` may have been (a SPLIT: not told apart, kept);
+    ``notes`` say why something is ambiguous or unknown."""
+
+    commit_scn: int
+    clause: str  # "TRUNCATE PARTITION", "DROP SUBPARTITION", ...
+    name: str  # "" when the statement names it by value (FOR (...))
+    prefixes: tuple[str, ...] = ()
+    ambiguous: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"commit_scn": self.commit_scn, "ddl": f"{self.clause} {self.name}".strip(),
+               "rowid_prefixes": list(self.prefixes), "ambiguous_prefixes": list(self.ambiguous),
+               "notes": list(self.notes)}  # fmt: skip
+        return {k: v for k, v in out.items() if v != []}
+
+
+def partition_cuts(
+    history: DictionaryHistory, owner: str, table: str, clause: str, names: Iterable[str], commit_scn: int
+) -> list[PartitionCut]:
+    """The partitions a DROP / TRUNCATE PARTITION (SUBPARTITION) clause of ``owner.table`` committed
+    at ``commit_scn`` removed the rows of, each with the ROWID prefixes of its rows (the Rust core
+    reads the SYS rows: ``redo_core::trail::sys_partitions``)."""
+    from redo_lib.native import native
+
+    names = list(names)
+    if not names:
+        note = (f"{clause} at commit SCN {commit_scn} names no partition (FOR (value)?): the rows it "
+                "removed are not known, the mirror keeps them")  # fmt: skip
+        return [PartitionCut(commit_scn, clause, "", notes=(note,))]
+    sys_rows = history.sys_rows
+    out = []
+    for name in names:
+        if sys_rows is None:  # not reached: without SYS rows partition DDL is ``unsupported``
+            out.append(PartitionCut(commit_scn, clause, name, notes=("no SYS rows in the dictionary",)))
+            continue
+        found = native.partition_segments(sys_rows.text, owner, table, name, commit_scn,
+                                          subpartition=clause.split()[1].startswith("SUB"))  # fmt: skip
+        out.append(PartitionCut(commit_scn, clause, name, tuple(found["prefixes"]),
+                                tuple(found["ambiguous_prefixes"]), tuple(found["notes"])))  # fmt: skip
+    return out
 
 
 @dataclass
@@ -48,6 +100,8 @@ class TableChanges:
     truncated_at: int | None = None  # commit SCN of the last TRUNCATE
     dropped_at: int | None = None  # commit SCN of DROP TABLE
     created_at: int | None = None  # commit SCN of CREATE TABLE
+    # the partitions DROP / TRUNCATE PARTITION removed the rows of, in commit order
+    partition_cuts: list[PartitionCut] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -68,6 +122,7 @@ class TableChanges:
             "truncated_at_scn": self.truncated_at,
             "dropped_at_scn": self.dropped_at,
             "created_at_scn": self.created_at,
+            "partitions_removed": [cut.to_dict() for cut in self.partition_cuts],
             "notes": self.notes,
         }
         return {k: v for k, v in out.items() if v not in (None, [])}
@@ -78,6 +133,10 @@ def _image(record: Mapping[str, Any]) -> dict[str, str | None]:
     if isinstance(columns, Mapping):
         return dict(columns)
     return {p["name"]: p["value"] for p in columns}
+
+
+#: the table an EXCHANGE PARTITION swaps segments with
+_EXCHANGED_WITH = re.compile(r"\bWITH\s+TABLE\s+((?:\"[^\"]+\"|[\w$#]+)(?:\.(?:\"[^\"]+\"|[\w$#]+))?)", re.I)
 
 
 def table_changes(
@@ -114,10 +173,22 @@ def table_changes(
                 f"renamed to {target} at SCN {scn}: its changes from then on go to that table's mirror"
             )
         elif effect.kind is DdlKind.PARTITION and effect.partition_clause.split()[0] in _ROWS_GONE:
-            changes.notes.append(
-                f"{effect.partition_clause} at SCN {scn}: the rows it removed or swapped in have no row "
-                "changes in the redo, so the mirror does not follow them"
+            changes.partition_cuts += partition_cuts(
+                history, owner, name, effect.partition_clause, effect.partition_names, commit_scn
             )
+        elif effect.kind is DdlKind.PARTITION and effect.partition_clause.split()[0] == "EXCHANGE":
+            statement = " ".join(text.split())[:300]
+            note = (
+                f"{statement} at SCN {scn}: the rows it swapped in and out have no row changes in the "
+                "redo, so the mirror does not follow them (it keeps the rows swapped out, lacks the ones "
+                "swapped in)"
+            )
+            changes.notes.append(note)
+            # the other table's mirror misses the same swap
+            if (other := _EXCHANGED_WITH.search(statement)) is not None:
+                partner = other.group(1).replace('"', "")
+                partner = partner if "." in partner else f"{owner}.{partner}"
+                out.setdefault(partner, TableChanges(partner)).notes.append(note)
         elif effect.kind is DdlKind.UNSUPPORTED:
             changes.notes.append(f"DDL at SCN {scn} not replayed ({effect.message})")
         step = dict(effect.renamed) | dict.fromkeys(effect.dropped, DROPPED)

@@ -314,6 +314,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stage::carried_schema, m)?)?;
     m.add_class::<mirror::MirrorFold>()?;
     m.add_function(wrap_pyfunction!(mirror::fold_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(mirror::partition_segments, m)?)?;
     m.add_function(wrap_pyfunction!(jsonl::render_jsonl, m)?)?;
     Ok(())
 }

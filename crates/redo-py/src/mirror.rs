@@ -2,6 +2,7 @@
 //! (`spark_jobs.mirror.fold_partition`): a partition's sorted changes in, folded rows out.
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::arrow::{import_batch, ArrowBatch, ArrowSchema};
 use crate::errors;
@@ -59,4 +60,46 @@ impl MirrorFold {
     fn rows(&self) -> u64 {
         self.inner.rows
     }
+}
+
+/// `partition_segments(sys_json, owner, table, partition, scn, subpartition=False)`: which mirror rows
+/// a DROP or TRUNCATE PARTITION (SUBPARTITION) of `owner.table` committed at `scn` removes
+/// (`redo_core::trail::sys_partitions`), from the dictionary's SYS rows (`SysRows.text`). A dict:
+/// `table_obj`, `obj` (None: unknown), `data_objects` and `prefixes` (the 6-character ROWID starts
+/// of the rows that were the partition's), `ambiguous` and `ambiguous_prefixes` (rows that may have
+/// been, not told apart), `notes`.
+#[pyfunction]
+#[pyo3(signature = (sys_json, owner, table, partition, scn, subpartition=false))]
+pub fn partition_segments<'py>(
+    py: Python<'py>,
+    sys_json: &str,
+    owner: &str,
+    table: &str,
+    partition: &str,
+    scn: i64,
+    subpartition: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    use redo_core::trail::{rowid_prefix, PartitionSegments, SysRows};
+    let found = py
+        .detach(|| -> redo_core::Result<PartitionSegments> {
+            let sys = SysRows::from_json(sys_json)?;
+            Ok(match sys.table_named(owner, table, scn - 1) {
+                Some(obj) => sys.partition_segments(obj, partition, subpartition, scn),
+                None => PartitionSegments {
+                    notes: vec![format!("no table {owner}.{table} at SCN {} in the SYS rows", scn - 1)],
+                    ..Default::default()
+                },
+            })
+        })
+        .map_err(|e| errors::to_py(py, &e))?;
+    let prefixes = |list: &[i64]| list.iter().filter_map(|&d| rowid_prefix(d)).collect::<Vec<String>>();
+    let out = PyDict::new(py);
+    out.set_item("table_obj", found.table_obj)?;
+    out.set_item("obj", found.obj)?;
+    out.set_item("prefixes", prefixes(&found.data_objects))?;
+    out.set_item("ambiguous_prefixes", prefixes(&found.ambiguous))?;
+    out.set_item("data_objects", found.data_objects)?;
+    out.set_item("ambiguous", found.ambiguous)?;
+    out.set_item("notes", found.notes)?;
+    Ok(out)
 }

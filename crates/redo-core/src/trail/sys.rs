@@ -202,6 +202,25 @@ impl SysRows {
         Ok(out)
     }
 
+    /// The member alone, as JSON text (`SysRows::to_json`'s, Python's `SysRows.text`): every row
+    /// must carry its `valid_from_scn`.
+    pub fn from_json(text: &str) -> Result<SysRows> {
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            crate::error::Error::dictionary(
+                format!("the sys member is not JSON: {e}"),
+                crate::error::Position::default(),
+            )
+        })?;
+        SysRows::from_member(&value, "$.sys", None)
+    }
+
+    /// Every row of `table` whose key (`OBJ#`, `USER#`) is `key`, at any SCN.
+    pub fn versions(&self, table: SysTable, key: i64) -> impl Iterator<Item = &SysRow> + '_ {
+        let rows = &self.rows[table.slot()];
+        let found = self.by_key[table.slot()].get(&key).map(Vec::as_slice).unwrap_or_default();
+        found.iter().filter_map(move |&i| rows.get(i))
+    }
+
     /// The rows of one table, in document order then as applied.
     pub fn rows(&self, table: SysTable) -> &[SysRow] {
         &self.rows[table.slot()]

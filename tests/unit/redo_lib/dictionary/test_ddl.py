@@ -471,6 +471,22 @@ def test_partition_maintenance_with_sys_rows_is_a_partition_effect(text: str, cl
 
 
 @pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("ALTER TABLE ORDERS TRUNCATE PARTITION P1 DROP STORAGE", ("P1",)),
+        ('alter table app.orders drop partitions p1, "p2" update global indexes', ("P1", "p2")),
+        ("ALTER TABLE ORDERS TRUNCATE SUBPARTITION P1_S1", ("P1_S1",)),
+        ("alter table app.orders drop partition for (5) update global indexes", ()),
+        ("ALTER TABLE ORDERS SET INTERVAL (NUMTOYMINTERVAL(1, 'MONTH'))", ()),
+    ],
+    ids=["truncate", "drop-two", "subpartition", "drop-for-value", "no-names"],
+)
+def test_partition_maintenance_names_its_partitions(text: str, names: tuple[str, ...]) -> None:
+    _, effect = apply_ddl(WITH_SYS, obj=100, scn=SCN, text=text, schema="APP")
+    assert effect.partition_names == names
+
+
+@pytest.mark.parametrize(
     ("text", "clause"), PARTITION_DDL, ids=[c.lower().replace(" ", "-") for _, c in PARTITION_DDL]
 )
 def test_partition_maintenance_without_sys_rows_stays_unsupported(text: str, clause: str) -> None:

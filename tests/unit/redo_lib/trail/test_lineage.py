@@ -94,6 +94,7 @@ PARTITION_TEXTS = [
     (100, "ALTER TABLE APP.ORDERS ADD PARTITION P9 VALUES LESS THAN (900)"),
     (200, "ALTER TABLE APP.ORDERS SPLIT PARTITION P9 AT (500) INTO (PARTITION P5, PARTITION P9)"),
     (300, "ALTER TABLE APP.ORDERS DROP PARTITION P5"),
+    (400, "ALTER TABLE APP.ORDERS EXCHANGE PARTITION P9 WITH TABLE APP.STAGE"),
 ]
 
 
@@ -102,11 +103,30 @@ def test_partition_maintenance_changes_no_column_of_the_mirror() -> None:
     history = history.with_sys({name: [] for name in SYS_TABLES})
     for scn, text in PARTITION_TEXTS:
         history, _ = apply_ddl(history, obj=100, scn=scn, text=text, schema="APP")
-    changes = table_changes(_partition_records(PARTITION_TEXTS), history)["APP.ORDERS"]
+    out = table_changes(_partition_records(PARTITION_TEXTS), history)
+    changes = out["APP.ORDERS"]
     assert changes.steps == [(51, {"A": "A2"})]  # the rename only: partition DDL renames and drops nothing
     assert changes.added == [] and changes.modified == [] and changes.truncated_at is None
-    # only DROP PARTITION (rows gone without row changes) is noted; ADD and SPLIT are not
-    assert len(changes.notes) == 1 and "DROP PARTITION at SCN 300" in changes.notes[0]
+    # DROP PARTITION removes rows without row changes: a cut, found by the core in the SYS rows (none
+    # here, which its note says: the mirror keeps the rows)
+    (cut,) = changes.partition_cuts
+    assert (cut.commit_scn, cut.clause, cut.name, cut.prefixes, cut.ambiguous) == (
+        301,
+        "DROP PARTITION",
+        "P5",
+        (),
+        (),
+    )
+    assert "no table APP.ORDERS" in cut.notes[0]
+    assert changes.to_dict()["partitions_removed"] == [{"commit_scn": 301, "ddl": "DROP PARTITION P5",
+                                                        "notes": list(cut.notes)}]  # fmt: skip
+    # EXCHANGE swaps rows without row changes: noted, not followed; ADD and SPLIT are not noted
+    assert len(changes.notes) == 1
+    assert changes.notes[0].startswith(
+        "ALTER TABLE APP.ORDERS EXCHANGE PARTITION P9 WITH TABLE APP.STAGE at SCN 400"
+    )
+    # the other table's mirror misses the same swap, and says so
+    assert out["APP.STAGE"].notes == changes.notes
     assert name_epochs(changes) == [(51, {"A": "A2"})]
 
 
