@@ -115,7 +115,9 @@ def _assert_dictionary_from_the_redo(scenario: Path, run: Path) -> list[dict[str
     return counts
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+# each scenario in one format by default (the other is the slow run's), the publish code of both
+# formats being covered by tests/spark/test_partition_removal.py on every run
+@pytest.mark.parametrize("fmt", ["iceberg", pytest.param("delta", marks=pytest.mark.slow)])
 def test_partitions_publish_their_final_state_from_the_redo_alone(
     spark: Any, partitions: Path, tmp_path: Path, fmt: str
 ) -> None:
@@ -146,7 +148,7 @@ def test_partitions_publish_their_final_state_from_the_redo_alone(
         assert "EXCHANGE PARTITION P5 WITH TABLE APP.R_STAGE" in notes and "does not follow" in notes
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+@pytest.mark.parametrize("fmt", [pytest.param("iceberg", marks=pytest.mark.slow), "delta"])
 def test_truncated_and_dropped_partitions_leave_the_mirror(
     spark: Any, partition_drops: Path, tmp_path: Path, fmt: str
 ) -> None:
