@@ -224,3 +224,34 @@ def test_counts_name_the_table_of_every_partition(
             folder.name,
             sorted(named - tables),
         )
+
+
+def test_sys_rows_the_core_cannot_apply_are_problems_that_name_the_table(tmp_path: Path) -> None:
+    """A layout the core cannot read a followed row change with (TABPART$ without its ``BO#``: a
+    release that renamed it) is no guess and no silent skip: the batch driver's problems name the
+    SYS table, the followed table and the SCN (kind ``sys_rows``; validation's ``ddl_records`` rule
+    fails the batch on them), and the dictionary keeps no such partition."""
+    scenario, _ = _generated(tmp_path / "gen")
+    document = json.loads((scenario / "dictionary.json").read_text())
+    (tabpart,) = [t for t in document["tables"] if t["owner"] == "SYS" and t["name"] == "TABPART$"]
+    renamed = json.loads(json.dumps(tabpart).replace('"BO#"', '"BASE_OBJ#"'))  # its columns and key
+    tabpart.clear()
+    tabpart.update(renamed)
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(document))
+    (ref, *_) = describe_logs(sorted((scenario / "logs").glob("*.arc")))
+    rows = [r for b in decode_range_arrow(ref.location) for r in b.to_pylist()]
+    objs = {t["obj"] for t in document["tables"] if t["owner"] == "SYS"}
+    xids = {(r["usn"], r["slot"], r["sqn"]) for r in rows if r["obj"] in objs}
+    kept = [r for r in rows if (r["usn"], r["slot"], r["sqn"]) in xids and r["kind"] != EventKind.DDL]
+    assert kept, "the first log creates interval partitions"
+    folder = tmp_path / "b1"
+    _, counts, problems = evolve_batch_dictionary(
+        str(broken), [], str(folder), own_copy=True, sys_events=lambda _: iter([_batch(_with_carried(kept, False))]),
+        hold_from=ref.next_scn, resetlogs_id=ref.resetlogs_id,
+    )  # fmt: skip
+    assert problems and all(p["kind"] == "sys_rows" for p in problems)
+    assert any("TABPART$" in p["message"] and "APP.I_SALES" in p["message"] for p in problems), problems
+    assert counts.get("dictionary_row_problems") == len(problems)
+    after = json.loads((folder / "dictionary.json").read_text())["sys"]["TABPART$"]
+    assert len(after) == len(document["sys"]["TABPART$"]), "no partition kept from an unread row"

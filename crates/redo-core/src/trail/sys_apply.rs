@@ -132,8 +132,13 @@ impl SysRows {
             Ok(Some(SysValue::Int(v))) => Some(v),
             Ok(_) => None, // NULL (or absent: trailing NULL columns are not stored)
             Err(reason) => {
-                // which rows it belongs to cannot be told: reported, never dropped unsaid
-                return Err(fail(&None, reason));
+                // which rows it belongs to cannot be told: reported, never dropped unsaid, naming
+                // the table through the partition's own OBJ$ row when its OBJ# reads
+                let own = match read(table, &c.layout, col::KEY, image) {
+                    Ok(Some(SysValue::Int(obj))) if table != SysTable::Obj => self.object_subject(obj, scn),
+                    _ => None,
+                };
+                return Err(fail(&own, reason));
             }
         };
         let Some(parent) = parent else { return Ok(false) };
@@ -228,6 +233,15 @@ impl SysRows {
             return Err(format!("the commit SCN is before the row's start (SCN {})", row.valid_from_scn));
         }
         Ok(())
+    }
+
+    /// A partition's or subpartition's table by its own `OBJ$` row (which holds the table's name
+    /// and owner): (obj, owner, name).
+    fn object_subject(&self, obj: i64, scn: i64) -> Subject {
+        let row = self.row_near(SysTable::Obj, obj, scn)?;
+        let owner = row.int(col::OWNER).and_then(|o| self.row_near(SysTable::User, o, scn));
+        let owner = owner.and_then(|u| u.text(col::USER_NAME)).unwrap_or("?").to_owned();
+        Some((obj, owner, row.text(col::NAME)?.to_owned()))
     }
 
     /// The followed table a row of `table` with `values` is about: (obj, owner, name).

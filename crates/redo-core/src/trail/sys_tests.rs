@@ -467,6 +467,9 @@ fn a_layout_without_a_column_is_a_problem_not_a_panic() {
     assert_eq!((p.kind.as_str(), p.scn), ("sys_rows", 100));
     assert!(p.message.contains("SYS.TABPART$") && p.message.contains("has no column BO#"), "{p:?}");
     assert!(p.text.starts_with("INSERT SYS.TABPART$ ROWID"), "{p:?}");
+    // its table named through the partition's own OBJ$ row, applied before it
+    assert!(p.message.contains("of APP.T at SCN 100"), "{p:?}");
+    assert_eq!((p.obj, p.schema.as_str()), (Some(102), "APP"));
     // an update of a followed row names its table
     commit(&mut e, 110, vec![change(URP, TABPART, TABPART, 0, &[(3, Some(num(11)))])]);
     let p = &e.ddl_problems[1];
