@@ -25,8 +25,12 @@ import numpy as np
 
 from redo_lib.assembly.events import EventKind, event_from_row
 from redo_lib.batches import assemble_stream, dictionary_at, join_location, write_location
-from redo_lib.exchange import bucket_events, carried_events, slot_keys
+from redo_lib.exchange import bucket_events, buckets_of, carried_events
 from redo_lib.storage.sources import open_parquet
+
+#: the redo order of events of several threads and buckets (``spark_jobs/assemble.py`` sorts the
+#: batch's DDL so too)
+REDO_ORDER = ("scn", "subscn", "thread", "seq", "block", "offset", "vector")
 
 __all__ = ["dictionary_transactions", "evolve_batch_dictionary", "sys_objects"]
 
@@ -42,21 +46,20 @@ def sys_objects(history: Any) -> list[int]:
     return sorted({v.obj for v in history if v.owner == "SYS" and v.name in names})
 
 
-def _xids(locations: Iterable[str], objs: Sequence[int]) -> tuple[set[tuple[int, int, int]], Any]:
-    """The transactions (usn, slot, sqn) with a change to one of ``objs`` in some event files, and
-    their slots (sorted int64 keys, ``exchange.slot_keys``): four columns read, a row group at a time."""
+def _xids(locations: Iterable[str], objs: Sequence[int]) -> set[tuple[int, int, int]]:
+    """The transactions (usn, slot, sqn) with a change to one of ``objs`` in some event files: four
+    columns read, a row group at a time."""
     import pyarrow.compute as pc
 
-    wanted = np.asarray(objs, dtype=np.int64)
+    wanted = _array(objs)
     xids: set[tuple[int, int, int]] = set()
     for location in locations:
         with open_parquet(location) as file:
             for group in range(file.metadata.num_row_groups):
                 table = file.read_row_group(group, columns=["obj", "usn", "slot", "sqn"])
-                hits = table.filter(pc.is_in(table.column("obj"), value_set=_array(wanted)))
+                hits = table.filter(pc.is_in(table.column("obj"), value_set=wanted))
                 xids.update(zip(*(hits.column(c).to_pylist() for c in ("usn", "slot", "sqn")), strict=True))
-    keys = np.unique(slot_keys([x[0] for x in xids], [x[1] for x in xids])) if xids else np.empty(0, np.int64)
-    return xids, keys
+    return xids
 
 
 def _array(values: Any) -> Any:
@@ -77,17 +80,27 @@ def dictionary_transactions(
 
     if not objs:
         return
-    xids, keys = _xids([*carried, *(unit["file"] for unit in units)], objs)
+    # decode lists the objects each unit changed (``objs``): only those units can hold such a change
+    # (a units.json written before that member: every unit is read)
+    touched = set(objs)
+    scanned = [u["file"] for u in units if u.get("objs") is None or touched.intersection(u["objs"])]
+    xids = _xids([*carried, *scanned], objs)
     if not xids:
         return
-    usn, slot, sqn = (_array([x[i] for x in sorted(xids)]) for i in range(3))
+    ordered = sorted(xids)
+    usn, slot, sqn = (_array([x[i] for x in ordered]) for i in range(3))
     wanted = pc.binary_join_element_wise(
         pc.cast(usn, pa.string()), pc.cast(slot, pa.string()), pc.cast(sqn, pa.string()), "."
     )
+    # their whole transactions (begin, row changes, commit: in any unit) from the row groups of their
+    # slots' buckets only; a few rows, put in redo order (the buckets' row groups come bucket by
+    # bucket, and the core applies the transactions in the order their commits come)
+    mine = sorted(set(buckets_of(usn.to_numpy(), slot.to_numpy(), buckets).tolist()))
     for is_carried, batches in (
-        (True, carried_events(carried, None, buckets, keys)),
-        (False, bucket_events(units, None, keys)),
+        (True, carried_events(carried, mine, buckets)),
+        (False, bucket_events(units, mine)),
     ):
+        kept = []
         for batch in batches:
             xid = pc.binary_join_element_wise(
                 *(pc.cast(batch.column(c), pa.string()) for c in ("usn", "slot", "sqn")), "."
@@ -95,9 +108,12 @@ def dictionary_transactions(
             mask = pc.and_(
                 pc.is_in(xid, value_set=wanted), pc.not_equal(batch.column("kind"), int(EventKind.DDL))
             )
-            kept = batch.filter(mask)
-            if kept.num_rows:
-                yield kept.append_column("carried", pa.array(np.full(kept.num_rows, is_carried)))
+            if (rows := batch.filter(mask)).num_rows:
+                kept.append(rows)
+        if kept:
+            table = pa.Table.from_batches(kept).sort_by([(name, "ascending") for name in REDO_ORDER])
+            for rows in table.combine_chunks().to_batches():
+                yield rows.append_column("carried", pa.array(np.full(rows.num_rows, is_carried)))
 
 
 def evolve_batch_dictionary(

@@ -300,12 +300,13 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
         file=target, buckets=buckets, groups={str(b): g for b, g in sorted(groups.items())},
         bucket_rows={str(b): n for b, n in sorted(writer.bucket_rows.items())},
         lob_slots=sorted(lob_slots), scn_samples=samples, ddl=ddl,
+        objs=sorted({obj for obj, _, _ in result["decoded"]}),
     )  # fmt: skip
     return result
 
 
 #: what a unit's result says of where its events went (:func:`decode_unit`; ``staging/units.json``)
-UNIT_EXCHANGE = ("file", "buckets", "groups", "bucket_rows", "lob_slots", "scn_samples", "ddl")
+UNIT_EXCHANGE = ("file", "buckets", "groups", "bucket_rows", "lob_slots", "scn_samples", "ddl", "objs")
 # ---------------------------------------------------------------------------------------------
 # Assemble partitions
 

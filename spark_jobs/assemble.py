@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from redo_lib.assembly.events import EventKind
-from redo_lib.batch_dictionary import dictionary_transactions, evolve_batch_dictionary
+from redo_lib.batch_dictionary import REDO_ORDER, dictionary_transactions, evolve_batch_dictionary
 from redo_lib.batches import (
     AssemblePlan,
     assemble_task,
@@ -49,8 +49,6 @@ from redo_lib.lob_carry import LOBS, carried_lob_slots, check_carried_lobs, lobs
 from redo_lib.trail.emit import capture_options, image_options
 from redo_lib.unsupported import batch_unsupported, parse_vector_counts
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
-
-REDO_ORDER = ("scn", "subscn", "thread", "seq", "block", "offset", "vector")
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pytest
 
 from redo_lib.assembly.events import EventKind, events_schema
-from redo_lib.batch_dictionary import evolve_batch_dictionary
+from redo_lib.batch_dictionary import REDO_ORDER, evolve_batch_dictionary
 from redo_lib.batches import assemble_stream
 from redo_lib.pipeline import balance, decode_range_arrow, describe_logs
 from redo_lib.synth import generate, load_scenario
@@ -33,8 +33,6 @@ from redo_lib.synth.engine import Engine
 from redo_lib.synth.partitions import object_model
 
 REPO = Path(__file__).resolve().parents[3]
-# the Spark assemble job's redo order of a batch's DDL (spark_jobs/assemble.py REDO_ORDER)
-REDO_ORDER = ("scn", "subscn", "thread", "seq", "block", "offset", "vector")
 TYPE_TABLE, TYPE_PARTITION, TYPE_SUBPARTITION = 2, 19, 34
 
 
