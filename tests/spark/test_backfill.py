@@ -116,8 +116,18 @@ def test_backfills_and_reruns_replace_exactly_what_they_cover(
     _check(scenario, tables, owner)
 
 
+@pytest.mark.parametrize(
+    "partitions",
+    [
+        False,
+        # with the partition statements random DDL now draws, seed 48 truncates or drops a partition
+        # in the second batch; re-running the first batch after it brings back rows that cut removed
+        # (a later cut has no row changes for the replay to apply: docs/tables.md, issue 33)
+        pytest.param(True, marks=[pytest.mark.slow, pytest.mark.xfail(strict=True, raises=AssertionError)]),
+    ],
+)
 def test_rac_commits_held_for_the_next_batch_are_published_once_under_reruns_and_backfills(
-    spark: Any, tmp_path: Path
+    spark: Any, tmp_path: Path, partitions: bool
 ) -> None:
     """A RAC workload (random DDL seed 48: two threads, 23ai) in two batches; the first batch's
     watermark (the lowest next SCN of its threads' last logs) holds the commits above it, which the
@@ -127,7 +137,7 @@ def test_rac_commits_held_for_the_next_batch_are_published_once_under_reruns_and
 
     for key, value in SMALL_DATA.items():
         spark.conf.set(key, value)
-    scenario = _random_ddl_seed(tmp_path, 48)
+    scenario = _random_ddl_seed(tmp_path, 48, partitions=partitions)
     refs = sorted(
         describe_logs(sorted((scenario / "logs").glob("*.arc"))), key=lambda r: (r.sequence, r.thread)
     )

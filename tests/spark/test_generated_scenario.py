@@ -433,11 +433,11 @@ def test_schema_changes_publish_the_final_shapes_and_every_ddl_record(
     assert "DROP TABLE" in " ".join(changes["shop__legacy"]["notes"])
 
 
-def _random_ddl_seed(tmp_path: Path, seed: int) -> Path:
+def _random_ddl_seed(tmp_path: Path, seed: int, *, partitions: bool = True) -> Path:
     from redo_lib.synth import generate, random_scenario
 
     out = tmp_path / f"seed-{seed}"
-    generate(random_scenario(seed, ddl=True), out, record_steps=False)
+    generate(random_scenario(seed, ddl=True, partitions=partitions), out, record_steps=False)
     return out
 
 
