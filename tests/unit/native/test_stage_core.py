@@ -93,7 +93,21 @@ def run_two_batches(w: Workload, tmp: Path, cut: float, hold: bool, memory_limit
             r for r in [*carried, *part] if r["kind"] == EventKind.DDL and (mark is None or r["scn"] < mark)
         ]
         ddl.sort(key=lambda r: [r[k] for k in DDL_ORDER])
-        dictionary, _, problems = evolve_batch_dictionary(dictionary, ddl, str(tmp / f"batch-{index}"))
+        # and the SYS row changes of the transactions that made them (new partitions, data objects),
+        # as batch_dictionary.dictionary_transactions reads them from the batch's files
+        every = [{**r, "carried": True} for r in carried] + [{**r, "carried": False} for r in part]
+
+        def sys_events(objs: Any, every: list[dict[str, Any]] = every) -> Any:
+            xids = {(r["usn"], r["slot"], r["sqn"]) for r in every if r["obj"] in set(objs)}
+            kept = [
+                r for r in every if (r["usn"], r["slot"], r["sqn"]) in xids and r["kind"] != EventKind.DDL
+            ]
+            return iter([_events_batch(kept)] if kept else [])
+
+        dictionary, _, problems = evolve_batch_dictionary(
+            dictionary, ddl, str(tmp / f"batch-{index}"), sys_events=sys_events, hold_from=mark,
+            resetlogs_id=RESETLOGS,
+        )  # fmt: skip
         assert problems == []
         result = run_batch(part, carried, dictionary, mark, memory_limit)
         if index:
