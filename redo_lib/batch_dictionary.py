@@ -32,7 +32,7 @@ from redo_lib.storage.sources import open_parquet
 #: batch's DDL so too)
 REDO_ORDER = ("scn", "subscn", "thread", "seq", "block", "offset", "vector")
 
-__all__ = ["dictionary_transactions", "evolve_batch_dictionary", "sys_objects"]
+__all__ = ["REDO_ORDER", "dictionary_transactions", "evolve_batch_dictionary", "sys_objects"]
 
 
 def sys_objects(history: Any) -> list[int]:

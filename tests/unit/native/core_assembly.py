@@ -355,3 +355,14 @@ def lob_scenario(seed: int) -> str:
         "steps": steps,
     }  # fmt: skip
     return json.dumps(doc)
+
+
+def sys_transactions(rows: Sequence[dict[str, Any]], objs: Iterable[int]) -> list[dict[str, Any]]:
+    """The event rows of the transactions that changed ``objs`` (the SYS dictionary tables), their
+    DDL (24.1) events left out: what ``batch_dictionary.dictionary_transactions`` reads from a
+    batch's files, over rows in memory (tests that run the batch driver in one process)."""
+    from redo_lib.assembly.events import EventKind
+
+    wanted = set(objs)
+    xids = {(r["usn"], r["slot"], r["sqn"]) for r in rows if r["obj"] in wanted}
+    return [r for r in rows if (r["usn"], r["slot"], r["sqn"]) in xids and r["kind"] != EventKind.DDL]

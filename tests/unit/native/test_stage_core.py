@@ -29,7 +29,7 @@ from redo_lib.lob_carry import lob_pages_schema
 from redo_lib.pipeline import ORDER_FIELDS, balance
 from redo_lib.trail.schema import from_row
 
-from .core_assembly import Workload, generated
+from .core_assembly import Workload, generated, sys_transactions
 
 RESETLOGS = 1224959854
 # the Spark job's redo order of a batch's DDL (spark_jobs/assemble.py SORT, without usn and slot)
@@ -98,10 +98,7 @@ def run_two_batches(w: Workload, tmp: Path, cut: float, hold: bool, memory_limit
         every = [{**r, "carried": True} for r in carried] + [{**r, "carried": False} for r in part]
 
         def sys_events(objs: Any, every: list[dict[str, Any]] = every) -> Any:
-            xids = {(r["usn"], r["slot"], r["sqn"]) for r in every if r["obj"] in set(objs)}
-            kept = [
-                r for r in every if (r["usn"], r["slot"], r["sqn"]) in xids and r["kind"] != EventKind.DDL
-            ]
+            kept = sys_transactions(every, objs)
             return iter([_events_batch(kept)] if kept else [])
 
         dictionary, _, problems = evolve_batch_dictionary(

@@ -31,6 +31,7 @@ from redo_lib.pipeline import balance, decode_range_arrow, describe_logs
 from redo_lib.synth import generate, load_scenario
 from redo_lib.synth.engine import Engine
 from redo_lib.synth.partitions import object_model
+from tests.unit.native.core_assembly import sys_transactions
 
 REPO = Path(__file__).resolve().parents[3]
 TYPE_TABLE, TYPE_PARTITION, TYPE_SUBPARTITION = 2, 19, 34
@@ -81,12 +82,7 @@ def _run_batches(scenario: Path, root: Path) -> Iterator[tuple[Path, dict[str, A
         )
 
         def sys_events(objs: Any, every: list[dict[str, Any]] = every) -> Iterator[pa.RecordBatch]:
-            wanted = set(objs)
-            xids = {(r["usn"], r["slot"], r["sqn"]) for r in every if r["obj"] in wanted}
-            kept = [
-                r for r in every if (r["usn"], r["slot"], r["sqn"]) in xids and r["kind"] != EventKind.DDL
-            ]
-            if kept:
+            if kept := sys_transactions(every, objs):
                 yield _batch(kept)
 
         dictionary, counts, problems = evolve_batch_dictionary(
@@ -239,9 +235,7 @@ def test_sys_rows_the_core_cannot_apply_are_problems_that_name_the_table(tmp_pat
     broken.write_text(json.dumps(document))
     (ref, *_) = describe_logs(sorted((scenario / "logs").glob("*.arc")))
     rows = [r for b in decode_range_arrow(ref.location) for r in b.to_pylist()]
-    objs = {t["obj"] for t in document["tables"] if t["owner"] == "SYS"}
-    xids = {(r["usn"], r["slot"], r["sqn"]) for r in rows if r["obj"] in objs}
-    kept = [r for r in rows if (r["usn"], r["slot"], r["sqn"]) in xids and r["kind"] != EventKind.DDL]
+    kept = sys_transactions(rows, (t["obj"] for t in document["tables"] if t["owner"] == "SYS"))
     assert kept, "the first log creates interval partitions"
     folder = tmp_path / "b1"
     _, counts, problems = evolve_batch_dictionary(
