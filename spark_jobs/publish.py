@@ -65,6 +65,7 @@ from spark_jobs.common import (
     ship_module,
     spark_warehouse,
 )
+from spark_jobs.replay import apply_later_ddl, later_ddl, partition_removals, replayed_changes
 from spark_jobs.tables import CHANGELOG, DeltaStore, IcebergStore, Ownership, Store, table_name, widens
 
 EXIT_REFUSED = 3
@@ -176,72 +177,22 @@ class MirrorPlan:
     removed: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     # per partition removed, what PUBLISHED reports (with the rows counted)
     cuts: list[dict[str, Any]] = field(default_factory=list)
-
-
-def replayed_changes(
-    spark: Any, changed: Any, store: Store, owned: Ownership, batch_id: str, keep: list[Any]
-) -> Any:
-    """The changes published after this batch's first commit to the keys it touches (None if none).
-
-    A batch that is not the newest one published (a backfill, a re-run of an older batch) is folded
-    over mirror rows that already hold later changes. Applying the batch and then every later change
-    of the same keys, in commit order, gives the state the mirror must hold: replaying a suffix of a
-    key's history over the state it led to changes nothing (an insert or delete resets the row, an
-    update sets the columns it carries to their last values). Later changes come from the changelog,
-    read by Spark (every table's rows from the batch's lowest commit SCN on, other than the ones this
-    publish replaces), with keys joined by primary-key updates followed to the end of their chain.
-    Cached frames are added to ``keep`` (the caller unpersists them)."""
-    from pyspark.sql import functions as F
-
-    floor = changed.agg(F.min("commit_scn")).first()[0]
-    tables = [r[0] for r in changed.select("source_table").distinct().collect()]
-    changelog = store.frame(CHANGELOG)
-    if floor is None or not tables or changelog is None:
-        return None
-    pairs = [tuple(t.split(".", 1)) if "." in t else ("", t) for t in tables]
-    wanted_tables = F.lit(False)
-    for owner, table in pairs:
-        wanted_tables = wanted_tables | (
-            (F.coalesce(F.col("owner"), F.lit("")) == owner) & (F.col("table") == table)
-        )
-    replaced = F.coalesce(F.col("batch_id") == batch_id, F.lit(False)) | owned.condition()
-    rows = changelog.where((F.col("commit_scn") >= int(floor)) & wanted_tables & ~replaced)
-    later = mirror.changes(rows).cache()
-    keep.append(later)
-    if later.isEmpty():
-        return None
-    keys = {(r[0], r[1]) for r in changed.select("source_table", "key").distinct().collect()}
-    keys |= {
-        (r[0], r[1]) for r in changed.where("old_key IS NOT NULL").select("source_table", "old_key").collect()
-    }
-    moves = later.where("op = 'PK_UPDATE'").select("source_table", "old_key", "key", "commit_scn").collect()
-    for move in sorted(moves, key=lambda m: m["commit_scn"]):  # a key's chain of PK updates, in order
-        if (move["source_table"], move["old_key"]) in keys:
-            keys.add((move["source_table"], move["key"]))
-    wanted = spark.createDataFrame(sorted(keys), "source_table string, key string")
-    return (
-        later.join(F.broadcast(wanted), ["source_table", "key"], "left_semi")
-        .unionByName(
-            later.join(
-                F.broadcast(wanted.withColumnRenamed("key", "old_key")),
-                ["source_table", "old_key"],
-                "left_semi",
-            )
-        )
-        .distinct()
-    )
+    # a re-run's: the later batches' TRUNCATE and partition cuts replayed (``replay.later_ddl``)
+    later_ddl: list[dict[str, Any]] = field(default_factory=list)
+    replay_notes: list[str] = field(default_factory=list)  # later DDL that could not be read
 
 
 def fold_mirrors(
     spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str,
     owned: Ownership, keep: list[Any], types: dict[str, dict[str, str]] | None = None,
-    schema: SchemaPlan | None = None,
+    schema: SchemaPlan | None = None, batch: BatchDir | None = None,
 ) -> list[MirrorPlan]:  # fmt: skip
     """Fold the batch (and the later changes of its keys) over the rows each pending mirror holds
     for the affected keys; the fold is computed here (a local checkpoint), before any table commits.
     ``types``: per source table, its columns' types from the dictionary (``redo_lib.trail.types``);
     a mirror's existing columns keep the types they have. ``schema``: what the batch's DDL did
-    (records renamed to their table's last shape, changes before a TRUNCATE left out)."""
+    (records renamed to their table's last shape, changes before a TRUNCATE left out). ``batch``: the
+    batch's folder, whose siblings' PUBLISHED tell the later DDL a re-run replays (``replay``)."""
     from pyspark.sql import functions as F
 
     schema = schema or SchemaPlan()
@@ -258,6 +209,9 @@ def fold_mirrors(
     later = replayed_changes(spark, changed, store, owned, batch_id, keep)
     if later is not None:
         changed = changed.unionByName(later.where(F.col("source_table").isin(list(sources))))
+    # a re-run under later TRUNCATE / partition cuts: what they removed stays removed
+    later_cuts, replay_notes = later_ddl(changed, store, owned, batch, batch_id, sources)
+    changed, later_reports = apply_later_ddl(changed, later_cuts, batch_id)
     keyed = {**{s: k for s, k in schema.keys.items() if s in sources}, **mirror.key_columns(changed)}
     existing = []
     for source, key_columns in keyed.items():
@@ -290,57 +244,9 @@ def fold_mirrors(
                                 unfit=unfit_values(rows), truncated_before=schema.truncated.get(source),
                                 removed=[(c.commit_scn, c.prefixes) for c in schema.cuts.get(source, [])
                                          if c.prefixes],
-                                cuts=cut_reports.get(source, [])))  # fmt: skip
+                                cuts=cut_reports.get(source, []), later_ddl=later_reports.get(source, []),
+                                replay_notes=replay_notes))  # fmt: skip
     return plans
-
-
-def partition_removals(
-    changed: Any, table: Any, source: str, cuts: Sequence[PartitionCut], batch_id: str
-) -> tuple[Any, list[dict[str, Any]]]:
-    """The batch's changes with a delete at each DROP / TRUNCATE PARTITION for every key of
-    ``source`` whose row was in that partition just before it: the key's last change before the
-    DDL's commit SCN carries a ROWID of the partition's (``PartitionCut.prefixes``). The fold then
-    applies the changes before the DDL, the delete, the ones after it, whatever partition each was
-    in (a row that moved into the partition before the DDL goes; one that moved out stays). Rows
-    the mirror holds that the batch does not touch go in the MERGE (``Store.commit_mirror``'s
-    ``removed``). Per cut, what PUBLISHED reports, counted: ``held_rows``, the mirror's rows in the
-    partition before the batch; ``batch_keys``, the keys the batch's own changes left in it before the
-    DDL; ``ambiguous_rows_kept``, both kinds of rows that may or may not have been in it (a SPLIT's,
-    ``PartitionCut.ambiguous``), left as they are."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    reports = []
-    for cut in cuts:
-        report = cut.to_dict()
-        mine = (F.col("source_table") == source) & (F.col("commit_scn") < cut.commit_scn)
-        order = Window.partitionBy("key").orderBy(F.col("commit_scn").desc(), F.col("trail_seq").desc())
-        last = changed.where(mine).withColumn("_n", F.row_number().over(order)).where("_n = 1").drop("_n")
-        prefix = F.substring("rowid", 1, 6)
-        gone = last.where(prefix.isin(list(cut.prefixes)) & (F.col("op") != "DELETE"))
-        if cut.prefixes:
-            deletes = gone.select(
-                "source_table", "key", F.lit(None).cast("string").alias("old_key"), F.lit("DELETE").alias("op"),
-                F.lit(-1).cast("bigint").alias("trail_seq"), "columns", F.lit(None).cast(mirror.PAIRS).alias("before"),
-                "key_columns", F.lit(None).cast("string").alias("rowid"),
-                F.lit(cut.commit_scn).cast("bigint").alias("commit_scn"), F.lit(batch_id).alias("batch_id"),
-            )  # fmt: skip
-            report["batch_keys"] = deletes.count()
-            changed = changed.unionByName(deletes)
-        held = (
-            table.where(F.col("_commit_scn") < cut.commit_scn).select(F.substring("_rowid", 1, 6).alias("p"))
-            if table is not None
-            else None
-        )
-        if held is not None and cut.prefixes:
-            report["held_rows"] = held.where(F.col("p").isin(list(cut.prefixes))).count()
-        if cut.ambiguous:
-            kept = last.where(prefix.isin(list(cut.ambiguous)) & (F.col("op") != "DELETE")).count()
-            if held is not None:
-                kept += held.where(F.col("p").isin(list(cut.ambiguous))).count()
-            report["ambiguous_rows_kept"] = kept
-        reports.append(report)
-    return changed, reports
 
 
 @dataclass
@@ -593,7 +499,7 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             for line in [*change.get("applied", []), *change.get("refused", []), *change.get("notes", [])]:
                 print(f"publish {batch_id}: {name}: {line}")
         plans = (
-            fold_mirrors(session, trail, store, pending, batch_id, owned, keep, types, schema)
+            fold_mirrors(session, trail, store, pending, batch_id, owned, keep, types, schema, batch)
             if pending
             else []
         )
@@ -603,7 +509,13 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             store.commit_changelog(rows_out, batch_id, publication=publication, owned=owned)
             published.append(CHANGELOG)
         fault("publish-changelog")
+        for note in sorted({n for plan in plans for n in plan.replay_notes}):
+            print(f"publish {batch_id}: WARNING: {note}", file=sys.stderr)
         for plan in plans:
+            for entry in plan.later_ddl:
+                print(f"publish {batch_id}: {plan.name}: re-run under later {entry['ddl']} at commit SCN "
+                      f"{entry['commit_scn']}" + (f" (batch {entry['batch_id']}): {entry.get('batch_keys', 0)} "
+                                                  "keys removed again" if "batch_id" in entry else ""))  # fmt: skip
             if plan.cuts and plan.name in schema_changes:
                 schema_changes[plan.name]["partitions_removed"] = plan.cuts  # with the rows counted
             for cut in plan.cuts:
@@ -654,6 +566,10 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
         # the mirrors this run committed: a retry's skipped tables were counted by the killed run)
         "column_types": {name: store.column_types(name) for name in sorted(sources.values())},
         "unfit_values": {plan.name: plan.unfit for plan in plans if plan.unfit},
+        # a re-run's: per mirror, the later batches' TRUNCATE and partition cuts it replayed, and the
+        # later DDL it could not read (docs/tables.md)
+        "later_ddl": {plan.name: plan.later_ddl for plan in plans if plan.later_ddl},
+        "replay_notes": sorted({n for plan in plans for n in plan.replay_notes}),
         # per mirror, what the batch's DDL did and what the mirror followed (docs/tables.md)
         "schema_changes": schema_changes,
         # the committed mirrors' columns and types against the dictionary (Great Expectations)

@@ -252,3 +252,16 @@ def test_drop_and_truncate_partition_remove_the_partitions_rows_from_the_mirror(
     assert split["ambiguous_prefixes"] == [rowid(403, 0)[:6]] and split["ambiguous_rows_kept"] == 3
     assert any("P3 was split at SCN 4005 into P3A, P3B" in n for n in split["notes"])
     assert "WARNING: TRUNCATE PARTITION P3A: P3 was split" in capsys.readouterr().err
+
+    # a re-run of the first batch under the later cuts: 4 (moved into P1 before its TRUNCATE) and 3
+    # (P2 dropped) stay gone although their row changes are replayed over the mirror
+    _rerun(tmp_path / "b-000001-000001", argv, session, "rerun-1")
+    assert _rows(Tables(fmt, warehouse)) == seen["b-000004-000004"]
+    later = json.loads((tmp_path / "b-000001-000001" / "PUBLISHED").read_text())["later_ddl"]["app__pt"]
+    assert [(e["batch_id"], e["ddl"], e["commit_scn"]) for e in later] == [
+        ("b-000002-000002", "TRUNCATE PARTITION P1", 2010), ("b-000003-000003", "DROP PARTITION P2", 3010),
+        ("b-000004-000004", "TRUNCATE PARTITION P3A", 4010),
+    ]  # fmt: skip
+    # of batch 1's keys, 2 and 4 were in P1 at its TRUNCATE (1 had moved out), 3 in P2, none in P3A
+    assert [e.get("batch_keys") for e in later] == [2, 1, 0]
+    assert "re-run under later TRUNCATE PARTITION P1 at commit SCN 2010" in capsys.readouterr().out
