@@ -130,7 +130,7 @@ def _partition_clause(spec: TableSpec) -> str:
             )
         )
         items.append(f"PARTITION {p.name}{values}")
-    return out + f" ({', '.join(items)})"
+    return out + f" ({', '.join(items)})" + (" ENABLE ROW MOVEMENT" if pb.row_movement else "")
 
 
 def check_widening(old: ColumnSpec, new: ColumnSpec) -> None:

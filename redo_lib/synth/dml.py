@@ -187,6 +187,20 @@ def _index_noise(e: Engine, t: OpenTxn, table: TableState, row: Row) -> None:
 def insert(e: Engine, t: OpenTxn, step: Insert) -> None:
     table = e.table(step.table)
     rows = [table.build_row(table.spec.row(values, "insert")) for values in step.rows]
+    insert_rows(e, t, table, rows, array=step.array, lob_pieces=step.lob_pieces)
+
+
+def insert_rows(
+    e: Engine,
+    t: OpenTxn,
+    table: TableState,
+    rows: list[Row],
+    *,
+    array: bool = False,
+    lob_pieces: str = "after",
+) -> None:
+    """Insert ``rows`` (built by ``table.build_row``) into ``table``: an INSERT's, or a row moving
+    in from another partition."""
     _, ctx = e.ensure_xid(t)
     group: list[Row] = []
 
@@ -208,7 +222,7 @@ def insert(e: Engine, t: OpenTxn, step: Insert) -> None:
         pages = _new_lobs(e, table, row, lob_columns)
         _place(e, t, table, row)
         single = len(row.pieces) == 1
-        if step.array and len(rows) > 1 and single and not lob_columns and not table.spec.storage:
+        if array and len(rows) > 1 and single and not lob_columns and not table.spec.storage:
             if group and (group[0].pieces[0].block != row.pieces[0].block or len(group) >= _MAX_ARRAY):
                 flush()
             group.append(row)
@@ -216,7 +230,7 @@ def insert(e: Engine, t: OpenTxn, step: Insert) -> None:
         flush()
         pairs = insert_pairs(ctx, table, row)
         undos: list[tuple[UndoRecord, Uba]] = []
-        placements = _write_with_lobs(e, t, table, pairs, pages, step.lob_pieces, undos)
+        placements = _write_with_lobs(e, t, table, pairs, pages, lob_pieces, undos)
         _index_noise(e, t, table, row)
         t.changes.append(Change(undo=undos, revert=("insert", table, [row], [None])))
         _expect_insert(t, table, row, placements[0])
@@ -424,12 +438,18 @@ def update(e: Engine, t: OpenTxn, step: Update) -> None:
     if not step.set:
         raise ScenarioError("update without SET columns")
     targets = {table.spec.index_of(name): expr for name, expr in step.set.items()}
-    changed = sorted(targets)
-    lobs = [i for i in changed if table.spec.columns[i].type.name in LOB_TYPES]
-    _, ctx = e.ensure_xid(t)
+    e.ensure_xid(t)
     for row in matching(e, t, table, step.where):
         new = {i: _new_value(table, i, row.values[i], expr) for i, expr in targets.items()}
-        _apply_update(e, t, table, row, new, changed, step.lob_pieces, lambda r: _new_lobs(e, table, r, lobs))
+        update_row(e, t, table, row, new, step.lob_pieces)
+
+
+def update_row(
+    e: Engine, t: OpenTxn, table: TableState, row: Row, new: dict[int, Any], lob_pieces: str
+) -> None:
+    """Set the columns of ``new`` (index -> value) in ``row`` of ``table``: one UPDATE's row."""
+    lobs = [i for i in sorted(new) if table.spec.columns[i].type.name in LOB_TYPES]
+    _apply_update(e, t, table, row, new, sorted(new), lob_pieces, lambda r: _new_lobs(e, table, r, lobs))
 
 
 def append_lob(e: Engine, t: OpenTxn, step: AppendLob) -> None:
@@ -587,8 +607,12 @@ def _apply_update(
 
 def delete(e: Engine, t: OpenTxn, step: Delete) -> None:
     table = e.table(step.table)
+    delete_rows(e, t, table, matching(e, t, table, step.where), array=step.array)
+
+
+def delete_rows(e: Engine, t: OpenTxn, table: TableState, rows: list[Row], *, array: bool = False) -> None:
+    """Delete ``rows`` of ``table`` (a DELETE's, or a row moving to another partition)."""
     _, ctx = e.ensure_xid(t)
-    rows = matching(e, t, table, step.where)
     group: list[Row] = []
 
     def remove(members: list[Row]) -> list[int | None]:
@@ -611,7 +635,7 @@ def delete(e: Engine, t: OpenTxn, step: Delete) -> None:
         group.clear()
 
     for row in rows:
-        if step.array and len(rows) > 1 and len(row.pieces) == 1:
+        if array and len(rows) > 1 and len(row.pieces) == 1:
             if group and (group[0].pieces[0].block != row.pieces[0].block or len(group) >= _MAX_ARRAY):
                 flush()
             group.append(row)

@@ -12,7 +12,8 @@ Routing: range by the upper bounds (exclusive, MAXVALUE last), list by the value
 internal), composite partitions then by the hash of the subpartition column. An interval table
 creates a missing partition ``[T + k*I, T + (k+1)*I)`` (T the last declared bound) when an insert
 needs it, in a recursive transaction committed before the row is written (``create_interval``). An
-update that would move a row to another partition is refused (ORA-14402, no ROW MOVEMENT).
+update that would move a row to another partition is a delete and an insert with ROW MOVEMENT
+(``partition_by.row_movement``), refused without it (ORA-14402).
 
 Partition DDL (ADD, DROP, TRUNCATE, SPLIT, MERGE, EXCHANGE) is in ``partddl.py``.
 """
@@ -354,8 +355,10 @@ def run_dml(e: Engine, t: OpenTxn, step: Any, pt: PartitionedTable) -> None:
         _insert(e, t, step, pt, dml.insert if isinstance(step, Insert) else dml.direct_insert)
         return
     fn: Callable[..., None]
+    if isinstance(step, Update) and {pt.pb.column, pt.pb.subpartition_column} & set(step.set):
+        _update_partition_key(e, t, step, pt)
+        return
     if isinstance(step, Update):
-        _check_movement(e, t, step, pt)
         fn = dml.update
     elif isinstance(step, AppendLob):
         fn = dml.append_lob
@@ -398,18 +401,49 @@ def _insert(e: Engine, t: OpenTxn, step: Any, pt: PartitionedTable, fn: Callable
     flush()
 
 
-def _check_movement(e: Engine, t: OpenTxn, step: Update, pt: PartitionedTable) -> None:
-    pb = pt.pb
-    if not {pb.column, pb.subpartition_column} & set(step.set):
-        return
+def _update_partition_key(e: Engine, t: OpenTxn, step: Update, pt: PartitionedTable) -> None:
+    """An UPDATE setting a partition key column. A row whose new values belong to another partition
+    (subpartition) moves there with ROW MOVEMENT enabled: a delete from its segment and an insert
+    into the other (a new interval partition created first if needed), in the statement's
+    transaction, as Oracle does it (the two segments are different objects: no row piece moves);
+    the trail holds a DELETE and an INSERT (docs/tables.md). Without ROW MOVEMENT: ORA-14402. Every
+    row is matched before any is changed, so a moved row is not updated twice."""
+    if not step.set:
+        raise ScenarioError("update without SET columns")
     targets = {pt.spec.index_of(name): expr for name, expr in step.set.items()}
+    e.ensure_xid(t)
+    planned = []
     for state in pt.segments:
         for row in dml.matching(e, t, state, step.where):
+            new = {i: dml.new_value(state, i, row.values[i], expr) for i, expr in targets.items()}
             values = list(row.values)
-            for i, expr in targets.items():
-                values[i] = dml.new_value(state, i, row.values[i], expr)
-            part, _ = pt.locate(values)
-            if part is None or pt.segment(part, values) is not state:
+            for i, v in new.items():
+                values[i] = v
+            part, high = pt.locate(values)
+            if part is not None and pt.segment(part, values) is state:
+                planned.append((state, row, new, None))
+                continue
+            if not pt.pb.row_movement:
                 raise ScenarioError(
-                    f"{pt.spec.full_name}: the update would move a row to another partition (ORA-14402)"
+                    f"{pt.spec.full_name}: the update would move a row to another partition (ORA-14402; "
+                    "partition_by.row_movement: true enables it)"
                 )
+            if part is None and high is None:
+                raise ScenarioError(
+                    f"{pt.spec.full_name}: updated partition key maps to no partition (ORA-14400)"
+                )
+            planned.append((state, row, new, values))
+    for state, row, new, values in planned:
+        if values is None:
+            dml.update_row(e, t, state, row, new, step.lob_pieces)
+            continue
+        part, high = pt.locate(values)
+        if part is None:
+            assert high is not None
+            part = create_interval(e, t, pt, high)
+        target = pt.segment(part, values)
+        dml.delete_rows(e, t, state, [row])
+        for other in pt.segments:
+            if other is not target:
+                other.check_unique(values, t.ident)
+        dml.insert_rows(e, t, target, [target.build_row(tuple(values))], lob_pieces=step.lob_pieces)

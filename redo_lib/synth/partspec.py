@@ -82,6 +82,9 @@ class PartitionBy:
     interval: decimal.Decimal | None = None
     subpartition_column: str = ""
     subpartitions: int = 0
+    # ENABLE ROW MOVEMENT: an update of the partition key may move a row to another partition
+    # (without it Oracle refuses such an update, ORA-14402)
+    row_movement: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in PART_KINDS:
@@ -201,7 +204,7 @@ def bound_text(ctype: ColumnType, value: Any) -> str:
 def parse_partition_by(raw: Any, what: str) -> PartitionBy:
     if not isinstance(raw, Mapping):
         raise ScenarioError(f"{what}.partition_by must be a mapping")
-    unknown = set(raw) - {"type", "column", "interval", "partitions", "subpartitions"}
+    unknown = set(raw) - {"type", "column", "interval", "partitions", "subpartitions", "row_movement"}
     if unknown:
         raise ScenarioError(f"{what}.partition_by: unknown keys {sorted(unknown)}")
     parts = []
@@ -232,6 +235,7 @@ def parse_partition_by(raw: Any, what: str) -> PartitionBy:
         interval=None if interval is None else decimal.Decimal(str(interval)),
         subpartition_column=str(sub.get("column", "")),
         subpartitions=int(sub.get("count", 0)),
+        row_movement=bool(raw.get("row_movement", False)),
     )
 
 
@@ -268,6 +272,8 @@ def dump_partition_by(pb: PartitionBy) -> dict[str, Any]:
     out["partitions"] = parts
     if pb.composite:
         out["subpartitions"] = {"column": pb.subpartition_column, "count": pb.subpartitions}
+    if pb.row_movement:
+        out["row_movement"] = True
     return out
 
 

@@ -238,6 +238,45 @@ def test_refused_partition_steps(steps: str, message: str, tmp_path: Path) -> No
         run("steps:\n" + steps + "\n", tmp_path, table=PARTITIONED)
 
 
+def test_row_movement_is_a_delete_and_an_insert(tmp_path: Path) -> None:
+    """ENABLE ROW MOVEMENT: an update of the partition key that moves a row writes a delete on the
+    old partition's segment and an insert on the new one (a new interval partition made first), in
+    the statement's transaction; a row that stays is updated in place. The core reads them back as
+    such: the expected trail comes from the SQL, the events from the redo."""
+    table = PARTITIONED.replace(
+        "        - {name: P2, values: 200}\n", "        - {name: P2, values: 200}\n      row_movement: true\n"
+    )
+    result, trail = run(
+        """
+steps:
+  - insert: {table: T, rows: [{ID: 5, NAME: a}, {ID: 7, NAME: b}, {ID: 150, NAME: c}]}
+  - commit
+  - update: {table: T, set: {ID: 450}, where: {ID: 5}}
+  - update: {table: T, set: {ID: 120}, where: {ID: 7}}
+  - update: {table: T, set: {ID: 160}, where: {ID: 150}}
+  - commit
+""",
+        tmp_path,
+        table=table,
+    )
+    doc = _doc(result)
+    t = next(x for x in doc["tables"] if x["name"] == "T")
+    p1, p2 = (p["obj"] for p in t["partitions"])
+    moved = [
+        (r["op"], r["obj"], r["columns"]["ID"]) for r in trail if r["commit_scn"] == trail[-1]["commit_scn"]
+    ]
+    new_obj = moved[1][1]
+    assert new_obj not in (p1, p2)
+    assert moved == [("DELETE", p1, "5"), ("INSERT", new_obj, "450"), ("DELETE", p1, "7"), ("INSERT", p2, "120"),
+                     ("PK_UPDATE", p2, "160")]  # fmt: skip
+    assert trail[-2]["columns"] == {"ID": "120", "NAME": "b"} and trail[-2]["rowid"] != trail[-3]["rowid"]
+    events = [e for e in _events(result) if e.kind == EventKind.CHANGE and e.obj in (p1, p2, new_obj)]
+    # 11.3 DRP, 11.2 IRP, 11.5 URP
+    assert [(e.redo_op, e.obj) for e in events[3:]] == [(0x0B03, p1), (0x0B02, new_obj), (0x0B03, p1),
+                                                        (0x0B02, p2), (0x0B05, p2)]  # fmt: skip
+    assert _col(events[4], 0) == encode(N, 450) and _col(events[6], 0) == encode(N, 120)
+
+
 def test_bad_partition_by_is_refused(tmp_path: Path) -> None:
     bad = PARTITIONED.replace("{name: P2, values: 200}", "{name: P2, values: 50}")
     with pytest.raises(ScenarioError, match="ORA-14037"):
