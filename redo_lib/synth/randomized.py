@@ -149,21 +149,26 @@ def random_scenario(
 
 def _partitioning(rnd: random.Random, spec: TableSpec) -> PartitionBy:
     """A partitioning of a random table: interval or range on a NUMBER key column K1 (its values
-    are fresh, increasing), list (with DEFAULT), hash, or range with hash subpartitions."""
+    are fresh, increasing), list (with DEFAULT), hash, or range with hash subpartitions; all with
+    ROW MOVEMENT, so an update of K1 may move its row (a delete and an insert)."""
     k1 = spec.columns[0]
     numeric = k1.type.name == "NUMBER" and not k1.nullable
     kind = rnd.choice(["interval", "range", "composite"] if numeric else ["hash", "list", "composite"])
     if kind == "interval":
         return PartitionBy(kind="interval", column="K1", interval=decimal.Decimal(1000),
-                           partitions=(PartDef(name="P1", values=1000),))  # fmt: skip
+                           partitions=(PartDef(name="P1", values=1000),), row_movement=True)  # fmt: skip
     if kind == "hash":
         return PartitionBy(
-            kind="hash", column="K1", partitions=tuple(PartDef(name=f"H{j}") for j in range(1, 4))
+            kind="hash",
+            column="K1",
+            partitions=tuple(PartDef(name=f"H{j}") for j in range(1, 4)),
+            row_movement=True,
         )
     if kind == "list":
         first = (1,) if k1.type.name == "NUMBER" else ("x",)
         return PartitionBy(kind="list", column="K1", partitions=(PartDef(name="L1", values=first),
-                                                                  PartDef(name="LD", values="DEFAULT")))  # fmt: skip
+                                                                  PartDef(name="LD", values="DEFAULT")),
+                       row_movement=True)  # fmt: skip
     # a range table ends in MAXVALUE, or (half the time) in a bound no fresh key reaches, so that
     # ADD PARTITION can go above it
     top = rnd.choice([MAXVALUE, 10**15])
@@ -171,7 +176,7 @@ def _partitioning(rnd: random.Random, spec: TableSpec) -> PartitionBy:
     sub = kind == "composite"
     return PartitionBy(
         kind="range", column="K1", partitions=tuple(PartDef(name=f"R{j}", values=b) for j, b in enumerate(bounds, 1)),
-        subpartition_column="K1" if sub else "", subpartitions=2 if sub else 0,
+        subpartition_column="K1" if sub else "", subpartitions=2 if sub else 0, row_movement=True,
     )  # fmt: skip
 
 
@@ -324,7 +329,7 @@ class _Plan:
             return self._delete(table, name, session, rows, multi=rnd.random() < 0.2)
         if rows and roll < 0.50:
             step = self._update(table, name, session, rows, multi=rnd.random() < 0.2)
-            if isinstance(table, PartitionedTable):  # no row movement (ORA-14402)
+            if isinstance(table, PartitionedTable) and not table.pb.row_movement:  # ORA-14402
                 keys = {table.pb.column, table.pb.subpartition_column}
                 kept = {c: v for c, v in step.set.items() if c not in keys}
                 return dataclasses.replace(step, set=kept) if kept else None
