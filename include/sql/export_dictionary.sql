@@ -14,12 +14,13 @@
 --   and subpartitions, and the storage the decoder cannot read ("encrypted": a TDE tablespace,
 --   "compress_for": DBA_TABLES.COMPRESS_FOR when compressed, "iot_type": an index-organized table,
 --   whose "dataobj" is then its IOT - TOP index's; each absent when not so). The layouts of Oracle's
---   own dictionary tables SYS.OBJ$, TABPART$, TABCOMPART$, TABSUBPART$ and USER$ are "tables"
+--   own dictionary tables SYS.OBJ$, TABPART$, TABCOMPART$, TABSUBPART$, USER$ and COL$ are "tables"
 --   entries too, owned by SYS (their columns by SEGCOL#, from DBA_TAB_COLS), and the "sys" member
 --   holds the exported owners' rows of those tables, each with its ROWID (ROWIDTOCHAR) and valid
 --   from the exported SCN: their USER$ rows, the OBJ$ rows of their tables, partitions and
---   subpartitions (TYPE# 2, 19, 34), the TABPART$ / TABCOMPART$ rows of those tables (BO#) and the
---   TABSUBPART$ rows of those composite partitions (POBJ#). The decoder follows the owners'
+--   subpartitions (TYPE# 2, 19, 34), the TABPART$ / TABCOMPART$ rows of those tables (BO#), the
+--   TABSUBPART$ rows of those composite partitions (POBJ#) and the COL$ rows of those tables (OBJ#:
+--   every column, hidden, unused and virtual ones included). The decoder follows the owners'
 --   partitions and objects from the row changes of those tables in the redo (docs/dictionary.md,
 --   "The SYS rows"). Redotrail reads it with
 --   redo_lib.dictionary.load_dictionary(); every table in it is valid from the exported SCN on.
@@ -27,19 +28,19 @@
 --   Python (redo_lib/dictionary/model.py, type_code_for_name), not here. CHARACTER_SET_NAME is passed
 --   through as CHAR_CS / NCHAR_CS and resolved against the exported character sets on load.
 --
---   DBA_TABLESPACES and DBA_INDEXES are read too (the storage attributes), and the five SYS tables
+--   DBA_TABLESPACES and DBA_INDEXES are read too (the storage attributes), and the six SYS tables
 --   above themselves (the "sys" member).
 --
 -- HOW TO RUN (SQL*Plus or SQLcl; Oracle 12.2 or later)
 --   Connect to the database whose redo you will decode (in a multitenant database: the PDB), as a
 --   user that can read the DBA_ views, NLS_DATABASE_PARAMETERS and V$DATABASE (SELECT_CATALOG_ROLE
---   is enough for those) and the five SYS tables of the "sys" member. Either grant SELECT on each:
+--   is enough for those) and the six SYS tables of the "sys" member. Either grant SELECT on each:
 --
 --     GRANT SELECT ON SYS.OBJ$ TO exporter;        GRANT SELECT ON SYS.TABPART$ TO exporter;
 --     GRANT SELECT ON SYS.TABCOMPART$ TO exporter; GRANT SELECT ON SYS.TABSUBPART$ TO exporter;
---     GRANT SELECT ON SYS.USER$ TO exporter;
+--     GRANT SELECT ON SYS.USER$ TO exporter;       GRANT SELECT ON SYS.COL$ TO exporter;
 --
---   or grant SELECT ANY DICTIONARY, which covers OBJ$ and the partition tables but, from 12.1 on,
+--   or grant SELECT ANY DICTIONARY, which covers OBJ$, COL$ and the partition tables but, from 12.1 on,
 --   not USER$ (it holds the password hashes): USER$ still needs its own GRANT SELECT above. Only
 --   USER# and NAME of USER$ are read. Use a UTF-8 client character set so that names are written as
 --   UTF-8:
@@ -134,7 +135,8 @@ tabs AS (
      AND o.subobject_name IS NULL
    WHERE (INSTR(',' || '&&owners' || ',', ',' || t.owner || ',') > 0
           -- the layouts of the SYS tables whose rows make the "sys" member
-          OR (t.owner = 'SYS' AND t.table_name IN ('OBJ$', 'TABPART$', 'TABCOMPART$', 'TABSUBPART$', 'USER$')))
+          OR (t.owner = 'SYS' AND t.table_name IN ('OBJ$', 'TABPART$', 'TABCOMPART$', 'TABSUBPART$', 'USER$',
+                                                   'COL$')))
      AND t.dropped = 'NO'
 ),
 cols AS (
@@ -250,13 +252,21 @@ sys_subparts AS (
     FROM sys.tabsubpart$ sp
    WHERE sp.pobj# IN (SELECT cp.obj# FROM sys_compparts cp)
 ),
+sys_cols AS (
+  -- ... and the COL$ rows of those tables (OBJ#), every column
+  SELECT ROWIDTOCHAR(c.rowid) AS rid, c.obj#, c.col#, c.segcol#, c.intcol#, c.name, c.type#, c.length,
+         c.precision#, c.scale, c.null$, c.property, c.charsetid, c.charsetform
+    FROM sys.col$ c
+   WHERE c.obj# IN (SELECT so.obj# FROM sys_objs so WHERE so.type# = 2)
+),
 sys_tables AS (
   -- the members of "sys", in document order
   SELECT 1 AS tbl_no, 'OBJ$' AS tbl FROM dual UNION ALL
   SELECT 2, 'TABPART$' FROM dual UNION ALL
   SELECT 3, 'TABCOMPART$' FROM dual UNION ALL
   SELECT 4, 'TABSUBPART$' FROM dual UNION ALL
-  SELECT 5, 'USER$' FROM dual
+  SELECT 5, 'USER$' FROM dual UNION ALL
+  SELECT 6, 'COL$' FROM dual
 ),
 sys_rows AS (
   -- one row each: "rowid", "valid_from_scn" (the export SCN), "valid_to_scn" (null: as it stands),
@@ -295,6 +305,16 @@ sys_rows AS (
                      'valid_to_scn' VALUE CAST(NULL AS NUMBER),
                      'USER#' VALUE r.user#, 'NAME' VALUE r.name NULL ON NULL)
     FROM sys_users r CROSS JOIN scn s
+  UNION ALL
+  SELECT 6, ROW_NUMBER() OVER (ORDER BY r.obj#, r.intcol#),
+         JSON_OBJECT('rowid' VALUE r.rid, 'valid_from_scn' VALUE s.current_scn,
+                     'valid_to_scn' VALUE CAST(NULL AS NUMBER),
+                     'OBJ#' VALUE r.obj#, 'COL#' VALUE r.col#, 'SEGCOL#' VALUE r.segcol#,
+                     'INTCOL#' VALUE r.intcol#, 'NAME' VALUE r.name, 'TYPE#' VALUE r.type#,
+                     'LENGTH' VALUE r.length, 'PRECISION#' VALUE r.precision#, 'SCALE' VALUE r.scale,
+                     'NULL$' VALUE r.null$, 'PROPERTY' VALUE r.property, 'CHARSETID' VALUE r.charsetid,
+                     'CHARSETFORM' VALUE r.charsetform NULL ON NULL)
+    FROM sys_cols r CROSS JOIN scn s
 ),
 header AS (
   SELECT JSON_OBJECT(

@@ -41,7 +41,7 @@ from redo_lib.dictionary.model import (
     type_name_for_code,
 )
 from redo_lib.errors import DictionaryError, Position, locate
-from redo_lib.values.text import CHARSET_NAMES
+from redo_lib.values.text import charset_names
 
 __all__ = ["load_dictionary", "load_olr_checkpoint", "load_redotrail_json"]
 
@@ -168,7 +168,7 @@ def _olr_column(row: JsonFields, db_charset: str, national_charset: str) -> Colu
         elif form == 2:
             charset = national_charset
         elif charset_id:
-            charset = CHARSET_NAMES.get(charset_id, f"CHARSET#{charset_id}")
+            charset = charset_names().get(charset_id, f"CHARSET#{charset_id}")
     return ColumnDef(
         col_no=row.get_int("col"),
         segcol_no=segcol_no,
@@ -245,11 +245,37 @@ def _sys_subpart(row: JsonFields) -> dict[str, int | str | None]:
     }
 
 
+def _olr_null(row: JsonFields, key: str) -> int | None:
+    """OLR writes a NULL ``PRECISION#`` / ``SCALE`` of ``COL$`` as -1 (FLOAT's real ``SCALE`` -127 stays)."""
+    value = row.get_int(key)
+    return None if value == _OLR_NULL else value
+
+
+def _sys_col(row: JsonFields) -> dict[str, int | str | None]:
+    """A ``COL$`` row (``sys-col``): the columns docs/dictionary.md names, ``PROPERTY`` whole."""
+    return {
+        "OBJ#": row.get_int("obj"),
+        "COL#": row.get_int("col"),
+        "SEGCOL#": row.get_int("seg-col"),
+        "INTCOL#": row.get_int("int-col"),
+        "NAME": row.get_str("name"),
+        "TYPE#": row.get_int("type"),
+        "LENGTH": row.get_int("length"),
+        "PRECISION#": _olr_null(row, "precision"),
+        "SCALE": _olr_null(row, "scale"),
+        "NULL$": row.get_int("null"),
+        "PROPERTY": _intx(row, "property"),
+        "CHARSETID": row.get_int("charset-id"),
+        "CHARSETFORM": row.get_int("charset-form"),
+    }
+
+
 def _olr_sys(root: JsonFields, scn: int) -> SysRows | None:
-    """The ``sys`` member from the checkpoint's copies of OBJ$, TABPART$, TABCOMPART$, TABSUBPART$ and
-    USER$: the ``USER$`` rows of the users OLR tracks (``users``), the ``OBJ$`` rows of their tables,
-    partitions and subpartitions, the ``TABPART$`` / ``TABCOMPART$`` rows of those tables and the
-    ``TABSUBPART$`` rows of those composite partitions, each valid from ``scn``, in object order.
+    """The ``sys`` member from the checkpoint's copies of OBJ$, TABPART$, TABCOMPART$, TABSUBPART$,
+    USER$ and COL$: the ``USER$`` rows of the users OLR tracks (``users``), the ``OBJ$`` rows of their
+    tables, partitions and subpartitions, the ``TABPART$`` / ``TABCOMPART$`` rows of those tables, the
+    ``TABSUBPART$`` rows of those composite partitions and the ``COL$`` rows of those tables (by
+    ``OBJ#``, then ``INTCOL#``), each valid from ``scn``, in object order.
     ``None`` when the checkpoint has no ``users`` list."""
     if root.data.get("users") is None:
         return None
@@ -266,6 +292,8 @@ def _olr_sys(root: JsonFields, scn: int) -> SysRows | None:
     composite = {row.get_int("obj") for row in compparts}
     subparts = [r for r in root.objects("sys-tabsubpart", required=False) if r.get_int("p-obj") in composite]
 
+    cols = [r for r in root.objects("sys-col") if r.get_int("obj") in tables]
+
     def by_obj(rows: list[JsonFields]) -> list[JsonFields]:
         return sorted(rows, key=lambda r: r.get_int("obj"))
 
@@ -278,6 +306,10 @@ def _olr_sys(root: JsonFields, scn: int) -> SysRows | None:
             "USER$": [
                 _sys_row(r, scn, {"USER#": r.get_int("user"), "NAME": r.get_str("name")})
                 for r in sorted(users, key=lambda r: r.get_int("user"))
+            ],
+            "COL$": [
+                _sys_row(r, scn, _sys_col(r))
+                for r in sorted(cols, key=lambda r: (r.get_int("obj"), r.get_int("int-col")))
             ],
         }
     )

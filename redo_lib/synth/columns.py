@@ -7,7 +7,9 @@ A scenario value goes through three steps:
   (``Decimal`` for NUMBER, ``str`` for VARCHAR2 / CHAR with CHAR blank-padded to its length,
   ``datetime`` for DATE, :class:`Timestamp` for TIMESTAMP, ``bytes`` for RAW, ``float`` for
   BINARY_DOUBLE) or ``None`` for SQL NULL. As in Oracle, the empty string and empty RAW are NULL.
-* :func:`encode` gives the column bytes of redo-format §7 (through ``redo_lib.values``);
+* :func:`encode` gives the column bytes of redo-format §7 (through ``redo_lib.values``; text in the
+  column's character set, ``ColumnType.charset``: the scenario's database set, the national set
+  for NCLOB, through ``synth.charsets``);
 * :func:`render` gives the trail text of the expected trail (trail-contract rule 16), computed from
   the SQL value itself, never from the bytes: NUMBER exact decimal (``1011``, ``-0.5``, ``12.5``),
   VARCHAR2 as is, CHAR blank-padded, DATE ``YYYY-MM-DDTHH:MM:SS``, TIMESTAMP the same plus
@@ -27,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any, final
 
 from redo_lib.errors import RedoError, ScenarioError
-from redo_lib.values.codecs import encode_value
+from redo_lib.synth.charsets import encode_text
+from redo_lib.values.codecs import encode_value, lob_charset
 from redo_lib.values.datetimes import encode_timestamp
 
 __all__ = [
@@ -72,6 +75,7 @@ _MAX_LENGTH = {"VARCHAR2": 4000, "CHAR": 2000, "RAW": 2000}
 _TYPE_RE = re.compile(r"^\s*([A-Z_0-9]+)\s*(?:\(\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?\))?\s*$")
 _CHARSET = "AL32UTF8"
 _NATIONAL = "AL16UTF16"
+_TEXT_TYPES = frozenset({"VARCHAR2", "CHAR", "CLOB", "NCLOB"})
 
 
 @final
@@ -97,10 +101,19 @@ class ColumnType:
     length: int
     precision: int | None = None
     scale: int | None = None
+    db_charset: str = _CHARSET  # the database's (charset form 1) and national (form 2) sets
+    national_charset: str = _NATIONAL
 
     @property
     def code(self) -> int:
         return TYPE_CODES[self.name]
+
+    @property
+    def charset(self) -> str | None:
+        """The character set of the column's text (the national one for NCLOB), ``None`` if no text."""
+        if self.name not in _TEXT_TYPES:
+            return None
+        return self.national_charset if self.name == "NCLOB" else self.db_charset
 
     def __str__(self) -> str:
         if self.name in ("VARCHAR2", "CHAR", "RAW"):
@@ -110,24 +123,26 @@ class ColumnType:
         return self.name
 
 
-def parse_type(text: str) -> ColumnType:
+def parse_type(text: str, db_charset: str = _CHARSET, national_charset: str = _NATIONAL) -> ColumnType:
     """``VARCHAR2(30)`` / ``CHAR(5)`` / ``NUMBER`` / ``NUMBER(10,2)`` / ``DATE`` / ``TIMESTAMP`` /
-    ``RAW(16)`` / ``BINARY_DOUBLE`` -> ColumnType. Anything else raises ``ScenarioError``."""
+    ``RAW(16)`` / ``BINARY_DOUBLE`` -> ColumnType, in a database of those character sets. Anything
+    else raises ``ScenarioError``."""
+    sets = {"db_charset": db_charset, "national_charset": national_charset}
     match = _TYPE_RE.match(str(text).upper())
     if not match or match.group(1) not in TYPE_CODES:
         raise ScenarioError(f"unsupported column type {text!r} (supported: {', '.join(TYPE_CODES)})")
     name, first, second = match.group(1), match.group(2), match.group(3)
     if name == "NUMBER":
         precision = int(first) if first else None
-        return ColumnType(name, 22, precision, int(second) if second else (0 if first else None))
+        return ColumnType(name, 22, precision, int(second) if second else (0 if first else None), **sets)
     if second is not None or (first and name not in _MAX_LENGTH and name != "TIMESTAMP"):
         raise ScenarioError(f"column type {text!r}: unexpected length or scale")
     if name in _MAX_LENGTH:
         length = int(first) if first else _DEFAULT_LENGTH[name]
         if not 1 <= length <= _MAX_LENGTH[name]:
             raise ScenarioError(f"column type {text!r}: length must be 1..{_MAX_LENGTH[name]}")
-        return ColumnType(name, length)
-    return ColumnType(name, _DEFAULT_LENGTH[name])
+        return ColumnType(name, length, **sets)
+    return ColumnType(name, _DEFAULT_LENGTH[name], **sets)
 
 
 def type_text(ctype: ColumnType) -> str:
@@ -201,7 +216,7 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
             value = str(value)
         if value == "":
             return None
-        size = len(value.encode("utf-8"))
+        size = len(encode_text(value, ctype.db_charset, what))
         if name == "CHAR":
             value += " " * max(0, ctype.length - size)  # CHAR(n) is blank-padded to n bytes
         if size > ctype.length:
@@ -252,7 +267,10 @@ def encode(ctype: ColumnType, value: Any) -> bytes:
     try:
         if ctype.name == "TIMESTAMP":
             return encode_timestamp(value.moment, nanos=value.nanos)
-        return encode_value(ctype.code, value, charset=_NATIONAL if ctype.name == "NCLOB" else _CHARSET)
+        if ctype.charset is not None and isinstance(value, str):
+            charset = ctype.charset if ctype.code != TYPE_CODES["CLOB"] else lob_charset(ctype.charset)
+            return encode_text(value, str(charset), f"{ctype} value")
+        return encode_value(ctype.code, value)
     except RedoError as exc:
         raise ScenarioError(f"cannot encode {value!r} as {ctype}: {exc.message}") from exc
 

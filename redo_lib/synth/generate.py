@@ -42,11 +42,6 @@ from redo_lib.synth.scenario import Scenario, Step
 
 __all__ = ["GenerationResult", "build_dictionary", "dictionary_text", "generate"]
 
-DB_CHARSET = "AL32UTF8"
-NATIONAL_CHARSET = "AL16UTF16"
-# column charsets (charset form 1 = database, 2 = national); CLOB data is stored per values.lob_charset
-_CHARSETS = {"VARCHAR2": DB_CHARSET, "CHAR": DB_CHARSET, "CLOB": DB_CHARSET, "NCLOB": NATIONAL_CHARSET}
-
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,7 +88,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 length=c.type.length,
                 precision=c.type.precision,
                 scale=c.type.scale,
-                charset=_CHARSETS.get(c.type.name),
+                charset=c.type.charset,  # form 1: the database's; NCLOB: the national one
                 nullable=c.nullable,
                 char_length=c.type.length if c.type.name in ("VARCHAR2", "CHAR") else None,
             )
@@ -121,7 +116,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
             )
         )
     valid_from = max(engine.settings.start_scn - 1, 0)
-    versions.extend(sysrows.dictionary_versions(valid_from, DB_CHARSET))
+    versions.extend(sysrows.dictionary_versions(valid_from, engine.settings.charset))
     objects = []
     for spec in engine.initial_tables:
         assert spec.obj is not None
@@ -137,8 +132,8 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 )  # fmt: skip
     return DictionaryHistory(
         versions,
-        db_charset=DB_CHARSET,
-        national_charset=NATIONAL_CHARSET,
+        db_charset=engine.settings.charset,
+        national_charset=engine.settings.national_charset,
         max_object_id=engine.initial_max_id if engine.initial_tables else None,
         owners=sorted({spec.owner for spec in engine.initial_tables}),
         owner_objects=objects,

@@ -4,6 +4,7 @@ The YAML form (see include/scenarios/*.yaml)::
 
     name: basic_dml
     settings: {compat: 19c, block_size: 512, log_size: 1MB, start_time: 2024-01-15T10:00:00}
+    database: {charset: ZHS16GBK, national_charset: AL16UTF16}   # optional; AL32UTF8 / AL16UTF16
     tables:
       - owner: HR
         name: EMP
@@ -60,6 +61,8 @@ from redo_lib.synth.columns import Timestamp, parse_type
 from redo_lib.synth.partspec import dump_partition_by, parse_partition_by
 from redo_lib.synth.scenario import (
     DDL_STATEMENTS,
+    DEFAULT_CHARSET,
+    DEFAULT_NATIONAL_CHARSET,
     PREDICATE_OPS,
     AppendLob,
     ColumnSpec,
@@ -86,7 +89,11 @@ from redo_lib.synth.scenario import (
 
 __all__ = ["dump_scenario", "dump_step", "load_scenario", "parse_scenario", "parse_step"]
 
-_SETTING_KEYS = {f.name for f in dataclasses.fields(Settings)}
+#: the ``database:`` keys (Settings fields too, written under ``database``, not ``settings``)
+_DATABASE_KEYS = {"charset", "national_charset"}
+_SETTING_KEYS = {f.name for f in dataclasses.fields(Settings)} - _DATABASE_KEYS
+#: (database, national) character sets when a scenario names none
+_DEFAULT_SETS = (DEFAULT_CHARSET, DEFAULT_NATIONAL_CHARSET)
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -113,15 +120,19 @@ def parse_scenario(text: str) -> Scenario:
         ) from exc
     if not isinstance(doc, dict):
         raise ScenarioError("a scenario is a YAML mapping with tables and steps")
-    unknown = set(doc) - {"name", "settings", "tables", "sessions", "steps", "random"}
+    unknown = set(doc) - {"name", "database", "settings", "tables", "sessions", "steps", "random"}
     if unknown:
         raise ScenarioError(f"unknown scenario keys {sorted(unknown)}")
-    tables = tuple(_table(t, i) for i, t in enumerate(_list(doc.get("tables"), "tables")))
+    settings = _settings(doc.get("settings") or {}, doc.get("database") or {})
+    sets = (settings.charset, settings.national_charset)
+    tables = tuple(_table(t, i, sets=sets) for i, t in enumerate(_list(doc.get("tables"), "tables")))
     sessions = tuple(_session(s, i) for i, s in enumerate(_list(doc.get("sessions") or [], "sessions")))
-    steps = tuple(parse_step(s, f"steps[{i}]") for i, s in enumerate(_list(doc.get("steps") or [], "steps")))
+    steps = tuple(
+        parse_step(s, f"steps[{i}]", sets=sets) for i, s in enumerate(_list(doc.get("steps") or [], "steps"))
+    )
     return Scenario(
         name=str(doc.get("name", "scenario")),
-        settings=_settings(doc.get("settings") or {}),
+        settings=settings,
         tables=tables,
         sessions=sessions,
         steps=steps,
@@ -141,11 +152,16 @@ def _mapping(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-def _settings(raw: Any) -> Settings:
+def _settings(raw: Any, database: Any) -> Settings:
     raw = dict(_mapping(raw, "settings"))
     unknown = set(raw) - _SETTING_KEYS
     if unknown:
         raise ScenarioError(f"unknown settings {sorted(unknown)} (known: {sorted(_SETTING_KEYS)})")
+    database = _mapping(database, "database")
+    unknown = set(database) - _DATABASE_KEYS
+    if unknown:
+        raise ScenarioError(f"unknown database keys {sorted(unknown)} (known: {sorted(_DATABASE_KEYS)})")
+    raw.update({k: str(v) for k, v in database.items()})
     if "log_size" in raw:
         raw["log_size"] = parse_size(raw["log_size"])
     if "start_time" in raw and not isinstance(raw["start_time"], dt.datetime):
@@ -184,7 +200,7 @@ _TABLE_KEYS = frozenset(
 )
 
 
-def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
+def _table(raw: Any, i: int, *, what: str = "", sets: tuple[str, str] = _DEFAULT_SETS) -> TableSpec:
     what = what or f"tables[{i}]"
     raw = _mapping(raw, what)
     unknown = set(raw) - _TABLE_KEYS
@@ -201,7 +217,7 @@ def _table(raw: Any, i: int, *, what: str = "") -> TableSpec:
             raise ScenarioError(f"{what}.columns[{j}] needs name and type")
         columns.append(
             ColumnSpec(
-                name=str(c["name"]), type=parse_type(c["type"]), nullable=bool(c.get("nullable", True))
+                name=str(c["name"]), type=parse_type(c["type"], *sets), nullable=bool(c.get("nullable", True))
             )
         )
     return TableSpec(
@@ -281,8 +297,9 @@ def _rows(args: dict[str, Any], what: str) -> tuple[Mapping[str, Any], ...]:
     return tuple(_mapping(r, f"{what}.rows[{k}]") for k, r in enumerate(rows))
 
 
-def parse_step(raw: Any, what: str = "step") -> Step:
-    """One step from its YAML form (a bare word, or a one-key mapping plus optional ``session``)."""
+def parse_step(raw: Any, what: str = "step", *, sets: tuple[str, str] = _DEFAULT_SETS) -> Step:
+    """One step from its YAML form (a bare word, or a one-key mapping plus optional ``session``);
+    ``sets``: the database and national character sets of the columns it declares."""
     if isinstance(raw, str):
         raw = {raw: None}
     raw = dict(_mapping(raw, what))
@@ -342,7 +359,7 @@ def parse_step(raw: Any, what: str = "step") -> Step:
         if kind == "sleep":
             return Sleep(seconds=int(args))
         if kind in DDL_STATEMENTS:
-            return _ddl(kind, args, what, common)
+            return _ddl(kind, args, what, common, sets)
     except ScenarioError as exc:
         if not exc.message.startswith(what):
             exc.message = f"{what}: {exc.message}"
@@ -371,7 +388,7 @@ _DDL_KEYS = {
 _OPTIONAL_KEYS = {"add_partition": {"values"}, "add_column": {"nullable"}}
 
 
-def _ddl(kind: str, args: Any, what: str, common: dict[str, str]) -> Ddl:
+def _ddl(kind: str, args: Any, what: str, common: dict[str, str], sets: tuple[str, str]) -> Ddl:
     """A DDL step: ``create_table: {<a table as under tables>}``, ``drop_table: T`` /
     ``truncate_table: T`` (or ``{table: T}``), the ALTER TABLE kinds with ``table`` and ``column``
     (plus ``type`` / ``to``); each may give ``sql`` (the statement text to write)."""
@@ -381,7 +398,9 @@ def _ddl(kind: str, args: Any, what: str, common: dict[str, str]) -> Ddl:
     sql = args.pop("sql", None)
     sql = None if sql is None else str(sql)
     if kind == "create_table":
-        return Ddl(statement=kind, create=_table(args, 0, what=f"{what}.create_table"), sql=sql, **common)
+        return Ddl(
+            statement=kind, create=_table(args, 0, what=f"{what}.create_table", sets=sets), sql=sql, **common
+        )
     required = _DDL_KEYS[kind]
     unknown = set(args) - required - _OPTIONAL_KEYS.get(kind, set()) - {"nullable"}
     missing = required - set(args)
@@ -401,7 +420,7 @@ def _ddl(kind: str, args: Any, what: str, common: dict[str, str]) -> Ddl:
     if "type" in args:
         if kind == "add_column" and args.get("nullable", True) is not True:
             raise ScenarioError(f"{what}: add_column adds NULL-able columns only (no DEFAULT, ORA-01758)")
-        column = ColumnSpec(name=str(args["column"]), type=parse_type(args["type"]))
+        column = ColumnSpec(name=str(args["column"]), type=parse_type(args["type"], *sets))
     elif "nullable" in args:
         raise ScenarioError(f"{what}: {kind} takes no nullable")
     return Ddl(
@@ -528,9 +547,11 @@ def dump_step(step: Step) -> Any:
 def dump_scenario(scenario: Scenario, out: TextIO, *, steps: Iterable[Step] | None = None) -> None:
     """Write the resolved scenario (settings in full, table ids filled in by the caller)."""
     s = scenario.settings
-    settings = {f.name: getattr(s, f.name) for f in dataclasses.fields(s)}
+    settings = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.name not in _DATABASE_KEYS}
     settings["noise"] = dataclasses.asdict(s.noise)
     doc: dict[str, Any] = {"name": scenario.name, "settings": settings}
+    if (s.charset, s.national_charset) != _DEFAULT_SETS:
+        doc["database"] = {"charset": s.charset, "national_charset": s.national_charset}
     if scenario.random is not None:
         doc["random"] = dict(scenario.random)
     doc["tables"] = [_table_plain(t) for t in scenario.tables]

@@ -18,6 +18,11 @@ EXCHANGE PARTITION) and interval partitions made by inserts, unless ``partitions
 choices come from a random stream of their own, drawn only when DDL is on, so a seed without DDL
 gives the scenario it gave before the option existed.
 
+The database character set is drawn from a stream of its own (half the seeds keep AL32UTF8, the
+others take one of the generator's sets, ``synth.charsets``), and the text of a set other than
+AL32UTF8 is drawn from the characters that set holds plus a few words of its own; so a seed that
+keeps AL32UTF8 gives the scenario it gave before charsets were drawn.
+
 With ``size`` the run stops once the logs reach that many bytes (tables are kept below
 ``max_rows`` rows by preferring deletes, so memory stays constant); else after ``steps`` steps. The
 same seed (and parameters) gives the same scenario, byte for byte.
@@ -34,6 +39,7 @@ from typing import Any
 
 from redo_lib.errors import ScenarioError
 from redo_lib.synth import partddl
+from redo_lib.synth.charsets import alphabet, draw_charsets, encode_text
 from redo_lib.synth.columns import ColumnType, parse_type
 from redo_lib.synth.database import Row, TableState
 from redo_lib.synth.ddl import altered_spec
@@ -107,7 +113,10 @@ def random_scenario(
     "one 2 GB transaction"."""
     rnd = random.Random(seed)
     block = block_size or rnd.choice([512, 512, 1024, 4096])
+    charset, national = draw_charsets(seed)
     settings = Settings(
+        charset=charset,
+        national_charset=national,
         compat=compat or rnd.choice(["11.2", "19c", "19c", "23ai"]),
         block_size=block,
         big_endian=rnd.random() < 0.2 if big_endian is None else big_endian,
@@ -119,7 +128,7 @@ def random_scenario(
         resetlogs_id=rnd.randrange(1, 1 << 31),
         noise=Noise(),
     )
-    tables = tuple(_table(rnd, i) for i in range(rnd.randint(1, 4)))
+    tables = tuple(_table(rnd, i, sets=(charset, national)) for i in range(rnd.randint(1, 4)))
     threads = rnd.choice([1, 1, 2])
     session_count = 1 if one_transaction else rnd.randint(1, 4)
     sessions = tuple(SessionSpec(name=f"s{i + 1}", thread=1 + i % threads) for i in range(session_count))
@@ -180,19 +189,22 @@ def _partitioning(rnd: random.Random, spec: TableSpec) -> PartitionBy:
     )  # fmt: skip
 
 
-def _table(rnd: random.Random, i: int, name: str = "") -> TableSpec:
+def _table(rnd: random.Random, i: int, name: str = "", *, sets: tuple[str, str]) -> TableSpec:
     name = name or f"T{i + 1}"
     kind = rnd.choice(["pk", "pk", "uk", "none"])
     key_count = rnd.choice([1, 1, 2])
     columns = [
-        ColumnSpec(name=f"K{j + 1}", type=parse_type(rnd.choice(_KEY_TYPES)), nullable=kind == "none")
+        ColumnSpec(name=f"K{j + 1}", type=parse_type(rnd.choice(_KEY_TYPES), *sets), nullable=kind == "none")
         for j in range(key_count)
     ]
     for j in range(rnd.randint(1, 6)):
-        columns.append(ColumnSpec(name=f"C{j + 1}", type=parse_type(rnd.choice(_TYPES)), nullable=True))
+        columns.append(
+            ColumnSpec(name=f"C{j + 1}", type=parse_type(rnd.choice(_TYPES), *sets), nullable=True)
+        )
     if rnd.random() < 0.3:  # rows larger than a data block
         columns += [
-            ColumnSpec(name=f"BIG{j + 1}", type=parse_type("VARCHAR2(1800)"), nullable=True) for j in range(3)
+            ColumnSpec(name=f"BIG{j + 1}", type=parse_type("VARCHAR2(1800)", *sets), nullable=True)
+            for j in range(3)
         ]
     keys = tuple(c.name for c in columns[:key_count])
     if kind == "pk":
@@ -441,7 +453,7 @@ class _Plan:
             existing = {t.spec.name for t in (*engine.tables.values(), *engine.dropped)}
             if len(existing) >= 12:
                 return None
-            spec = _table(rnd, 0, f"N{n}")
+            spec = _table(rnd, 0, f"N{n}", sets=_sets(engine))
             if self.partitions and rnd.random() < 0.5:
                 spec = dataclasses.replace(spec, partition_by=_partitioning(rnd, spec))
             return Ddl(session=session, statement="create_table", create=spec)
@@ -453,7 +465,7 @@ class _Plan:
                 return None
             return Ddl(session=session, statement=kind, table=name)
         if kind == "add_column":
-            column = ColumnSpec(name=f"A{n}", type=parse_type(rnd.choice(_TYPES)))
+            column = ColumnSpec(name=f"A{n}", type=parse_type(rnd.choice(_TYPES), *_sets(engine)))
             return Ddl(session=session, statement=kind, table=name, column=column)
         column = rnd.choice(spec.columns)
         if kind == "rename_column":
@@ -467,7 +479,7 @@ class _Plan:
                 wider = f"NUMBER({min(38, ctype.precision + rnd.randint(1, 4))},{ctype.scale or 0})"
             else:
                 return None
-            new = ColumnSpec(name=column.name, type=parse_type(wider))
+            new = ColumnSpec(name=column.name, type=parse_type(wider, *_sets(engine)))
             step = Ddl(session=session, statement=kind, table=name, column=new)
         else:
             step = Ddl(session=session, statement=kind, table=name, column_name=column.name)
@@ -593,8 +605,8 @@ class _Plan:
             )
         if name in ("VARCHAR2", "CHAR"):
             limit = min(ctype.length, self.text_limit if name == "VARCHAR2" else ctype.length)
-            text = "".join(rnd.choices(_TEXT, k=rnd.randint(1, limit)))
-            while len(text.encode("utf-8")) > ctype.length:
+            text = "".join(rnd.choices(alphabet(ctype.db_charset, _TEXT), k=rnd.randint(1, limit)))
+            while _size(text, ctype.db_charset) > ctype.length:
                 text = text[:-1]
             return text or "x"
         if name in ("DATE", "TIMESTAMP"):
@@ -615,6 +627,15 @@ class _Plan:
                 rnd.uniform(-1, 1) * 10 ** rnd.randrange(-300, 300),
             ]
         )
+
+
+def _sets(engine: Engine) -> tuple[str, str]:
+    return engine.settings.charset, engine.settings.national_charset
+
+
+def _size(text: str, charset: str) -> int:
+    """Bytes of ``text`` in ``charset`` (random text holds only characters the set holds)."""
+    return len(text.encode("utf-8") if charset == "AL32UTF8" else encode_text(text, charset))
 
 
 def _plain(value: Any) -> Any:

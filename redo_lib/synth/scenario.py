@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, final
 
 from redo_lib.errors import ScenarioError
+from redo_lib.synth.charsets import NATIONAL_CHARSETS, PYTHON_CODECS
 from redo_lib.synth.columns import LOB_TYPES, ColumnType, normalize
 from redo_lib.synth.partspec import PartitionBy, check_partition_by
 
@@ -252,10 +253,17 @@ class Noise:
     cleanout: bool = True  # 4.1 block cleanouts after commits
 
 
+#: the character sets of a database whose scenario names none (``database: {charset: ...}``)
+DEFAULT_CHARSET = "AL32UTF8"
+DEFAULT_NATIONAL_CHARSET = "AL16UTF16"
+
+
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
-    """Database and log settings. ``log_size`` is the archived-log size limit in bytes (log switch)."""
+    """Database and log settings. ``log_size`` is the archived-log size limit in bytes (log switch);
+    ``charset`` / ``national_charset`` are NLS_CHARACTERSET and NLS_NCHAR_CHARACTERSET (the
+    scenario's ``database:`` key; docs/charsets.md lists the sets)."""
 
     compat: str = "19c"
     block_size: int = 512
@@ -268,8 +276,18 @@ class Settings:
     dbid: int = 0x5EED0001
     db_name: str = "SYNTH"
     noise: Noise = field(default_factory=Noise)
+    charset: str = DEFAULT_CHARSET
+    national_charset: str = DEFAULT_NATIONAL_CHARSET
 
     def __post_init__(self) -> None:
+        if self.charset not in PYTHON_CODECS or self.charset in ("AL16UTF16", "AL16UTF16LE"):
+            raise ScenarioError(
+                f"database charset {self.charset!r} is not one of the sets (docs/charsets.md)"
+            )
+        if self.national_charset not in NATIONAL_CHARSETS:
+            raise ScenarioError(
+                f"national_charset {self.national_charset!r} is not one of {', '.join(NATIONAL_CHARSETS)}"
+            )
         if self.compat not in COMPAT_NAMES:
             raise ScenarioError(f"compat {self.compat!r} is not one of {', '.join(COMPAT_NAMES)}")
         if self.block_size not in (512, 1024, 4096):

@@ -46,16 +46,17 @@ from redo_lib.values.rowids import (
     make_dba,
     parse_rowid,
 )
-from redo_lib.values.text import CHARSET_NAMES, charset_name, decode_text, encode_text
+from redo_lib.values.text import TWIN_CHARSET_NAMES, charset_name, charset_names, decode_text, encode_text
 
 __all__ = [
-    "CHARSET_NAMES",
     "CODECS",
     "NEGATIVE_INFINITY",
     "POSITIVE_INFINITY",
     "Codec",
     "RowId",
+    "TWIN_CHARSET_NAMES",
     "charset_name",
+    "charset_names",
     "dba_block",
     "dba_file",
     "decode_binary_double",

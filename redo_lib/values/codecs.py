@@ -23,7 +23,7 @@ code type                                  trail text                           
 
 CLOB / NCLOB / BLOB codecs work on the LOB's *data* (what the core's emitter reassembles from the
 locator, §7.8), not on the locator the row holds. Oracle keeps CLOB data in the database character set
-only when it is single-byte; with a varying-width multi-byte database charset (AL32UTF8, UTF8) CLOB data
+only when it is single-byte; with a varying-width multi-byte database charset (AL32UTF8, UTF8, ZHS16GBK, ...) CLOB data
 is stored as AL16UTF16 (UTF-16 big-endian). NCLOB columns pass the national charset (AL16UTF16 or
 UTF8; UTF8 is multi-byte, so NCLOB data is AL16UTF16 too). ``b""`` is an empty LOB (EMPTY_CLOB()),
 which is not NULL.
@@ -37,7 +37,7 @@ other types empty bytes are malformed and raise.
 
 For NCHAR / NVARCHAR2 pass the national character set as ``charset`` (charset form 2).
 
-Pure functions, stdlib only; on bad input they raise only ``ValueDecodeError``.
+Pure functions (the character set list is the core's); on bad input they raise only ``ValueDecodeError``.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ from redo_lib.values.floats import (
 )
 from redo_lib.values.numbers import decode_number, encode_number
 from redo_lib.values.rowids import RowId, decode_urowid, encode_urowid, parse_rowid
-from redo_lib.values.text import decode_text, encode_text
+from redo_lib.values.text import decode_text, encode_text, multibyte_charsets
 
 __all__ = ["CODECS", "Codec", "decode_value", "encode_value", "lob_charset"]
 
@@ -131,13 +131,10 @@ def _decode_raw(data: bytes, charset: Zone, db_timezone: Zone) -> str:
     return data.hex().upper()
 
 
-#: varying-width multi-byte charsets: Oracle stores CLOB data in AL16UTF16 instead (docs/lobs.md)
-_MULTIBYTE = frozenset({"AL32UTF8", "UTF8", 873, 871})
-
-
 def lob_charset(charset: Zone) -> Zone:
-    """The charset CLOB / NCLOB data is stored in for a column of ``charset``."""
-    return "AL16UTF16" if charset in _MULTIBYTE else charset
+    """The charset CLOB / NCLOB data is stored in for a column of ``charset``: AL16UTF16 for the
+    core's varying-width multi-byte sets (AL32UTF8, UTF8, ZHS16GBK, JA16SJIS, ...; docs/lobs.md)."""
+    return "AL16UTF16" if charset in multibyte_charsets() else charset
 
 
 def _decode_clob(data: bytes, charset: Zone, db_timezone: Zone) -> str:

@@ -1,7 +1,12 @@
 """CHAR / VARCHAR2 / NCHAR / NVARCHAR2 column values (types 96, 1) <-> str (redo-format §7.2).
 
 The bytes are in the column's character set: the database character set for charset form 1, the
-national one for form 2. Charsets are named by Oracle name or id:
+national one for form 2. The character sets are the Rust core's (``crates/redo-core/src/values/
+tables.rs``, 44 Oracle sets, docs/charsets.md): :func:`charset_names` and :func:`charset_name` ask
+it; the core decodes every value.
+
+:func:`decode_text` / :func:`encode_text` are the core's Python twin for the nine sets it read
+before ``encoding_rs`` (its test oracle, ``tests/unit/native/test_values_differential.py``):
 
 ====  ================  ===========================================================
 id    name              encoding
@@ -21,20 +26,47 @@ The single-byte and UTF-16 tables are Python's codecs, used strictly: undefined 
 Windows-1252) are errors. CESU-8 is done here: decoding also accepts a 4-byte UTF-8 sequence (it is
 unambiguous), encoding always writes surrogate pairs. CHAR values keep their blank padding.
 
-Pure functions, stdlib only. On bad input they raise only ``ValueDecodeError`` naming the charset.
+Pure functions; on bad input they raise only ``ValueDecodeError`` naming the charset.
 """
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable, Mapping
 
 from redo_lib.errors import ValueDecodeError
 
-__all__ = ["CHARSET_NAMES", "charset_name", "decode_text", "encode_text"]
+__all__ = [
+    "TWIN_CHARSET_NAMES",
+    "charset_name",
+    "charset_names",
+    "decode_text",
+    "encode_text",
+    "multibyte_charsets",
+]
 
-#: Oracle character set id -> name, for the character sets this module handles.
-CHARSET_NAMES: Mapping[int, str] = types.MappingProxyType(
+
+@functools.cache
+def _core_charsets() -> tuple[tuple[int, str, bool], ...]:
+    from redo_lib.native import native
+
+    return tuple(native.charsets())
+
+
+def charset_names() -> Mapping[int, str]:
+    """Oracle character set id -> name, for every set the core decodes (``{873: "AL32UTF8", ...}``)."""
+    return types.MappingProxyType({cid: name for cid, name, _ in _core_charsets()})
+
+
+@functools.cache
+def multibyte_charsets() -> frozenset[str | int]:
+    """The names and ids of the core's varying-width multi-byte sets (CLOB data in AL16UTF16)."""
+    return frozenset(x for cid, name, multi in _core_charsets() if multi for x in (cid, name))
+
+
+#: Oracle character set id -> name, for the nine sets the Python twin decodes.
+TWIN_CHARSET_NAMES: Mapping[int, str] = types.MappingProxyType(
     {
         1: "US7ASCII",
         31: "WE8ISO8859P1",
@@ -117,7 +149,7 @@ def _codec_pair(name: str) -> tuple[Callable[[bytes], str], Callable[[str], byte
 
 # Both the id and the name (upper case) of each charset -> (name, decode, encode).
 _CHARSETS: dict[str | int, tuple[str, Callable[[bytes], str], Callable[[str], bytes]]] = {}
-for _id, _name in CHARSET_NAMES.items():
+for _id, _name in TWIN_CHARSET_NAMES.items():
     _entry = (_name, *_codec_pair(_name))
     _CHARSETS[_id] = _entry
     _CHARSETS[_name] = _entry
@@ -134,8 +166,9 @@ def _lookup(charset: str | int) -> tuple[str, Callable[[bytes], str], Callable[[
 
 
 def charset_name(charset_id: int) -> str:
-    """Oracle's name of a character set id: ``873`` -> ``"AL32UTF8"``. Unknown ids raise ``ValueDecodeError``."""
-    name = CHARSET_NAMES.get(charset_id)
+    """Oracle's name of a character set id the core decodes: ``873`` -> ``"AL32UTF8"``. Unknown ids
+    raise ``ValueDecodeError``."""
+    name = charset_names().get(charset_id)
     if name is None:
         raise ValueDecodeError(f"unsupported character set id {charset_id}", charset=charset_id)
     return name

@@ -301,6 +301,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode_events, m)?)?;
     m.add_function(wrap_pyfunction!(values::render_value, m)?)?;
     m.add_function(wrap_pyfunction!(values::render_values, m)?)?;
+    m.add_function(wrap_pyfunction!(values::charsets, m)?)?;
     m.add_class::<arrow::ArrowBatch>()?;
     m.add_class::<arrow::ArrowSchema>()?;
     m.add_class::<assembly::TransactionTable>()?;

@@ -9,6 +9,14 @@ use redo_core::values::{self, CharsetArg, ZoneArg};
 
 use crate::errors;
 
+/// The character sets the core decodes, in its table's order: `(oracle_id, oracle_name,
+/// multibyte)`; `multibyte` is a varying-width set, whose CLOB data is stored as AL16UTF16. The one
+/// list (`redo_lib.values.text.CHARSET_NAMES` is built from it).
+#[pyfunction]
+pub fn charsets() -> Vec<(i64, &'static str, bool)> {
+    values::Charset::ALL.iter().map(|c| (c.id(), c.name(), c.is_multibyte())).collect()
+}
+
 /// `charset=` / `db_timezone=`: an `int` or a `str`, borrowed (no copy per call).
 fn int_or_str<'a, 'py>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<Result<i64, &'a str>> {
     if let Ok(s) = obj.cast::<PyString>() {

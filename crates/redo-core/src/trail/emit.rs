@@ -17,7 +17,7 @@
 //! as `ddl_not_applied`.
 //!
 //! With a SYS rows layer in the dictionary (the document's `sys` member, `sys.rs`), a row change of
-//! `SYS.OBJ$`, `TABPART$`, `TABCOMPART$`, `TABSUBPART$` or `USER$` is never a trail record: it is
+//! `SYS.OBJ$`, `TABPART$`, `TABCOMPART$`, `TABSUBPART$`, `USER$` or `COL$` is never a trail record: it is
 //! counted out of scope as before (the reconciliation balances), kept with its transaction and,
 //! with `apply_ddl`, applied to that layer at the commit SCN once the transaction's other changes
 //! are shaped (`sys_apply.rs`: counters `dictionary_rows`, `dictionary_rows_not_followed`,

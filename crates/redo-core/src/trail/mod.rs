@@ -15,6 +15,7 @@ pub mod schema;
 pub mod securefile;
 pub mod sys;
 pub mod sys_apply;
+pub mod sys_columns;
 pub mod sys_partitions;
 
 pub use ddl::ddl_subject;
@@ -25,4 +26,5 @@ pub use rows::{RowChange, RowChanges, RowOp};
 pub use schema::{trail_schema, TrailBuilder, TrailRecord, TrailSink};
 pub use sys::{SysRow, SysRows, SysTable, SysValue};
 pub use sys_apply::{SysApplied, SysChange};
+pub use sys_columns::column_differences;
 pub use sys_partitions::{rowid_prefix, PartitionSegments};

@@ -1,7 +1,7 @@
 //! The SYS rows layer of the dictionary (docs/dictionary.md, "The SYS rows: objects and partitions
 //! followed from the redo"): the document's optional `sys` member, versioned copies of the captured
 //! owners' rows of `SYS.OBJ$`, `TABPART$`, `TABCOMPART$`, `TABSUBPART$` and `USER$`, each with its
-//! ROWID and the SCN range it is valid on.
+//! ROWID and the SCN range it is valid on, and their `SYS.COL$` rows (the columns of their tables).
 //!
 //! Why: a partition created after the export (interval, ADD, SPLIT, MERGE) or a new data object id
 //! (TRUNCATE, MOVE, EXCHANGE) has no statement text the dictionary could be evolved from, but its
@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::dictionary::{Fields, TableVersion};
 use crate::error::Result;
 
-/// One of the five SYS tables followed (in the document's order: [`SysTable::ALL`]).
+/// One of the six SYS tables followed (in the document's order: [`SysTable::ALL`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SysTable {
     Obj,
@@ -27,7 +27,13 @@ pub enum SysTable {
     TabCompart,
     TabSubpart,
     User,
+    /// `COL$`: a table's columns, one row per column (`OBJ#` the table); stored in the cluster
+    /// `C_OBJ#` (data object 2) with `TAB$`, so its ROWIDs start `AAAAAC`
+    Col,
 }
+
+/// The number of SYS tables followed.
+pub const SYS_TABLE_COUNT: usize = 6;
 
 /// A kept column: its name in the SYS table (and the document), and whether it holds text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +55,21 @@ const OBJ_COLUMNS: [SysColumn; 7] =
 const PART_COLUMNS: [SysColumn; 4] = [num("OBJ#"), num("DATAOBJ#"), num("BO#"), num("PART#")];
 const SUBPART_COLUMNS: [SysColumn; 4] = [num("OBJ#"), num("DATAOBJ#"), num("POBJ#"), num("SUBPART#")];
 const USER_COLUMNS: [SysColumn; 2] = [num("USER#"), text("NAME")];
+const COL_COLUMNS: [SysColumn; 13] = [
+    num("OBJ#"),
+    num("COL#"),
+    num("SEGCOL#"),
+    num("INTCOL#"),
+    text("NAME"),
+    num("TYPE#"),
+    num("LENGTH"),
+    num("PRECISION#"),
+    num("SCALE"),
+    num("NULL$"),
+    num("PROPERTY"),
+    num("CHARSETID"),
+    num("CHARSETFORM"),
+];
 
 /// Positions of the kept columns in [`SysRow::values`] (the order of [`SysTable::columns`]).
 pub mod col {
@@ -64,6 +85,20 @@ pub mod col {
     pub const PARENT: usize = 2;
     /// `USER$`
     pub const USER_NAME: usize = 1;
+    /// `COL$` (its `OBJ#` is [`KEY`])
+    pub const COL_NO: usize = 1;
+    pub const SEGCOL_NO: usize = 2;
+    pub const INTCOL_NO: usize = 3;
+    pub const COL_NAME: usize = 4;
+    pub const COL_TYPE: usize = 5;
+    pub const LENGTH: usize = 6;
+    pub const PRECISION: usize = 7;
+    pub const SCALE: usize = 8;
+    /// `NULL$`: 0 nullable, else NOT NULL
+    pub const NULLS: usize = 9;
+    pub const PROPERTY: usize = 10;
+    pub const CHARSET_ID: usize = 11;
+    pub const CHARSET_FORM: usize = 12;
 }
 
 /// `OBJ$.TYPE#` of a table, a table partition, a table subpartition.
@@ -73,8 +108,14 @@ pub const TYPE_SUBPARTITION: i64 = 34;
 
 impl SysTable {
     /// The document's order (and `to_json`'s).
-    pub const ALL: [SysTable; 5] =
-        [SysTable::Obj, SysTable::TabPart, SysTable::TabCompart, SysTable::TabSubpart, SysTable::User];
+    pub const ALL: [SysTable; SYS_TABLE_COUNT] = [
+        SysTable::Obj,
+        SysTable::TabPart,
+        SysTable::TabCompart,
+        SysTable::TabSubpart,
+        SysTable::User,
+        SysTable::Col,
+    ];
 
     /// The table's name (`OBJ$`), as in the document and in `SYS`.
     pub fn name(self) -> &'static str {
@@ -84,6 +125,7 @@ impl SysTable {
             SysTable::TabCompart => "TABCOMPART$",
             SysTable::TabSubpart => "TABSUBPART$",
             SysTable::User => "USER$",
+            SysTable::Col => "COL$",
         }
     }
 
@@ -91,7 +133,7 @@ impl SysTable {
         SysTable::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    /// The SYS table a dictionary version describes (owner `SYS`, one of the five names).
+    /// The SYS table a dictionary version describes (owner `SYS`, one of the six names).
     pub fn of(version: &TableVersion) -> Option<SysTable> {
         if version.owner == "SYS" {
             SysTable::from_name(&version.name)
@@ -107,6 +149,7 @@ impl SysTable {
             SysTable::TabPart | SysTable::TabCompart => &PART_COLUMNS,
             SysTable::TabSubpart => &SUBPART_COLUMNS,
             SysTable::User => &USER_COLUMNS,
+            SysTable::Col => &COL_COLUMNS,
         }
     }
 
@@ -159,13 +202,13 @@ impl SysRow {
 /// resolution and the tracker read. Equality is the rows'.
 #[derive(Clone, Debug, Default)]
 pub struct SysRows {
-    pub(super) rows: [Vec<SysRow>; 5],
+    pub(super) rows: [Vec<SysRow>; SYS_TABLE_COUNT],
     /// per table: key (`OBJ#`, `USER#`) -> row positions
-    by_key: [HashMap<i64, Vec<usize>>; 5],
+    by_key: [HashMap<i64, Vec<usize>>; SYS_TABLE_COUNT],
     /// `OBJ$` rows by `DATAOBJ#`
     by_dataobj: HashMap<i64, Vec<usize>>,
     /// per table: ROWID -> the position of the row as it stands (`valid_to_scn` null)
-    pub(super) open: [HashMap<String, usize>; 5],
+    pub(super) open: [HashMap<String, usize>; SYS_TABLE_COUNT],
 }
 
 impl PartialEq for SysRows {
@@ -177,7 +220,9 @@ impl PartialEq for SysRows {
 impl Eq for SysRows {}
 
 impl SysRows {
-    /// Read the member at `path` (`$.sys`); rows without `valid_from_scn` take `default_scn`.
+    /// Read the member at `path` (`$.sys`); rows without `valid_from_scn` take `default_scn`. A
+    /// table's array may be absent (no rows): a document written before `COL$` was followed has
+    /// none (Python's `SysRows.from_document` requires the other five).
     pub(super) fn from_member(value: &Value, path: &str, default_scn: Option<i64>) -> Result<SysRows> {
         let member = Fields::new(value, path.to_owned())?;
         let mut out = SysRows::default();

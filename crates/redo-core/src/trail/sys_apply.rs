@@ -1,5 +1,5 @@
 //! The SYS rows tracker: one committed transaction's row changes on `SYS.OBJ$`, `TABPART$`,
-//! `TABCOMPART$`, `TABSUBPART$` and `USER$`, applied to the dictionary's SYS rows layer
+//! `TABCOMPART$`, `TABSUBPART$`, `USER$` and `COL$`, applied to the dictionary's SYS rows layer
 //! (`sys.rs`) at the transaction's commit SCN (docs/dictionary.md, "Applied in the core").
 //!
 //! A change's columns are read by position from the SYS table's dictionary version (the layout the
@@ -10,8 +10,9 @@
 //!
 //! - insert: a new row from the commit SCN, when followed: an `OBJ$` row whose `OWNER#` is a
 //!   followed `USER#`, a `TABPART$`/`TABCOMPART$` row whose `BO#` is a followed `OBJ$` row, a
-//!   `TABSUBPART$` row whose `POBJ#` is a followed `TABCOMPART$` row (rows valid at the commit
-//!   SCN). `USER$` inserts are not followed: the captured owners are the export's.
+//!   `TABSUBPART$` row whose `POBJ#` is a followed `TABCOMPART$` row, a `COL$` row whose `OBJ#` is a
+//!   followed `OBJ$` row (rows valid at the commit SCN). `USER$` inserts are not followed: the
+//!   captured owners are the export's.
 //! - update: the followed row standing under that ROWID is closed at the SCN and its new state
 //!   opened (the kept columns the after image holds replace theirs; NULL is null). An update that
 //!   changes no kept column (`MTIME`, `STATUS`, ...) leaves the row as it is.
@@ -19,7 +20,7 @@
 //!
 //! A row opened and changed again at the same SCN (inside one transaction) is changed in place, or
 //! removed by its delete, so no row has an empty range. The changes apply table by table (`USER$`,
-//! `OBJ$`, `TABCOMPART$`, `TABPART$`, `TABSUBPART$`), each table's in redo order, so a row's
+//! `OBJ$`, `TABCOMPART$`, `TABPART$`, `TABSUBPART$`, `COL$`), each table's in redo order, so a row's
 //! parent is in before the row is checked against it. A change to a row not followed is counted
 //! and not kept. A followed change that cannot be applied (a layout without a kept column, a value
 //! that does not decode as its type, a compressed row image, a commit SCN before the row's start)
@@ -83,6 +84,7 @@ impl SysTable {
             SysTable::TabCompart => 2,
             SysTable::TabPart => 3,
             SysTable::TabSubpart => 4,
+            SysTable::Col => 5,
         }
     }
 }
@@ -126,6 +128,7 @@ impl SysRows {
         let parent_column = match table {
             SysTable::User => return Ok(false),
             SysTable::Obj => col::OWNER,
+            SysTable::Col => col::KEY,
             _ => col::PARENT,
         };
         let parent = match read(table, &c.layout, parent_column, image) {
@@ -145,7 +148,7 @@ impl SysRows {
         let parent_table = match table {
             SysTable::Obj => SysTable::User,
             SysTable::TabSubpart => SysTable::TabCompart,
-            _ => SysTable::Obj,
+            _ => SysTable::Obj, // TABPART$, TABCOMPART$: BO#; COL$: OBJ#
         };
         if self.row_at(parent_table, parent, scn).is_none() {
             return Ok(false);
@@ -269,6 +272,7 @@ impl SysRows {
                 Some((int(col::KEY)?, owner_of(int(col::OWNER)), name))
             }
             SysTable::TabPart | SysTable::TabCompart => table_row(int(col::PARENT)?),
+            SysTable::Col => table_row(int(col::KEY)?),
             SysTable::TabSubpart => {
                 let composite = self.row_near(SysTable::TabCompart, int(col::PARENT)?, scn)?;
                 table_row(composite.int(col::PARENT)?)

@@ -607,3 +607,6 @@ fn a_direct_path_row_names_the_partition_whose_data_object_it_wrote_and_new_part
     assert_eq!(e.trail_counts.get(&(102, "INSERT")), Some(&1), "counted under the partition's object");
     assert!(e.unknown_in_scope.is_empty());
 }
+
+#[path = "sys_col_tests.rs"]
+mod col_rows;

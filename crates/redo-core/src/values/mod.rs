@@ -22,11 +22,13 @@
 //! (`tests/unit/native/test_values_differential.py`). A value has no position in the log: the
 //! caller adds it. No panics on any bytes.
 
+#[cfg(test)]
+mod charset_tests;
 pub mod datetime;
 pub mod float;
 pub mod number;
 pub mod rowid;
-mod tables;
+pub mod tables;
 pub mod text;
 
 use crate::error::{Detail, Error, ErrorInfo, Position, Result};
@@ -162,14 +164,16 @@ impl CharsetArg<'_> {
         }
     }
 
-    /// `codecs.lob_charset`: CLOB data of a varying-width multi-byte charset (AL32UTF8, UTF8, by
-    /// exact name or id) is stored as AL16UTF16.
+    /// `codecs.lob_charset`: CLOB data of a varying-width multi-byte charset (AL32UTF8, UTF8,
+    /// ZHS16GBK, JA16SJIS, ...: by exact name or id) is stored as AL16UTF16.
     pub fn lob(self) -> Self {
-        match self {
-            CharsetArg::Id(873 | 871) | CharsetArg::Name("AL32UTF8" | "UTF8") => {
-                CharsetArg::Name("AL16UTF16")
-            }
-            other => other,
+        let exact = match self {
+            CharsetArg::Id(id) => Charset::from_id(id),
+            CharsetArg::Name(name) => Charset::ALL.into_iter().find(|c| c.name() == name),
+        };
+        match exact {
+            Some(cs) if cs.is_multibyte() => CharsetArg::Name("AL16UTF16"),
+            _ => self,
         }
     }
 
@@ -384,9 +388,9 @@ pub(crate) mod tests {
 
     #[test]
     fn unknown_charsets_are_named_like_python() {
-        let e = render_value(1, b"A", CharsetArg::Name("KO16MSWIN949"), ZoneArg::Minutes(0)).unwrap_err();
-        assert_eq!(e.info().message, "unsupported character set 'KO16MSWIN949'");
-        assert_eq!(e.info().details, vec![("charset", "KO16MSWIN949".into())]);
+        let e = render_value(1, b"A", CharsetArg::Name("ZHT32EUC"), ZoneArg::Minutes(0)).unwrap_err();
+        assert_eq!(e.info().message, "unsupported character set 'ZHT32EUC'");
+        assert_eq!(e.info().details, vec![("charset", "ZHT32EUC".into())]);
         let e = render_value(96, b"A", CharsetArg::Id(999), ZoneArg::Minutes(0)).unwrap_err();
         assert_eq!(e.info().message, "unsupported character set 999");
         assert_eq!(e.info().details, vec![("charset", Detail::Int(999))]);

@@ -1,64 +1,141 @@
-//! Byte -> character tables of the single-byte character sets that are not ASCII or Latin-1:
-//! Python's strict codecs (`iso8859_15`, `cp1250`, `cp1251`, `cp1252`), the oracle of
-//! `redo_lib/values/text.py`. `UNDEFINED` marks a byte the codec refuses ("character maps to
-//! <undefined>"); every entry maps to a BMP character. Generated once from CPython 3.11's codecs;
-//! `tests/unit/native/test_values_differential.py` checks all 256 bytes of each against Python.
+//! The Oracle character sets the core decodes: Oracle id (`NLS_CHARSET_ID`), Oracle name, and how
+//! the bytes decode ([`Kind`]). Every set `encoding_rs` has is decoded by it (the WHATWG Encoding
+//! Standard's tables); a few sets are done by hand because WHATWG has no such encoding (ASCII,
+//! Latin-1, CESU-8, UTF-16), and Oracle's deviations from WHATWG are small overrides ([`Rule`]),
+//! written down in `docs/charsets.md` and tested byte by byte in `text.rs`.
+//!
+//! The ids are Oracle's (`SELECT NLS_CHARSET_ID('JA16SJIS') FROM DUAL` = 832; the same numbers as
+//! OpenLogReplicator's character set map and OLR checkpoints' `charset-id`).
 
-/// A byte the code page leaves undefined (Python raises on it).
-pub const UNDEFINED: u16 = 0xFFFF;
+use encoding_rs::{
+    Encoding, BIG5, EUC_JP, EUC_KR, GB18030, GBK, IBM866, ISO_8859_10, ISO_8859_13, ISO_8859_14, ISO_8859_15,
+    ISO_8859_2, ISO_8859_3, ISO_8859_4, ISO_8859_5, ISO_8859_6, ISO_8859_7, ISO_8859_8, KOI8_R, KOI8_U,
+    SHIFT_JIS, WINDOWS_1250, WINDOWS_1251, WINDOWS_1252, WINDOWS_1253, WINDOWS_1254, WINDOWS_1255,
+    WINDOWS_1256, WINDOWS_1257, WINDOWS_1258, WINDOWS_874,
+};
 
-/// `iso8859_15`, bytes 0x80..=0xFF (bytes below 0x80 are ASCII).
-pub const ISO8859_15: [u16; 128] = [
-    0x0080, 0x0081, 0x0082, 0x0083, 0x0084, 0x0085, 0x0086, 0x0087, 0x0088, 0x0089, 0x008A, 0x008B, 0x008C,
-    0x008D, 0x008E, 0x008F, 0x0090, 0x0091, 0x0092, 0x0093, 0x0094, 0x0095, 0x0096, 0x0097, 0x0098, 0x0099,
-    0x009A, 0x009B, 0x009C, 0x009D, 0x009E, 0x009F, 0x00A0, 0x00A1, 0x00A2, 0x00A3, 0x20AC, 0x00A5, 0x0160,
-    0x00A7, 0x0161, 0x00A9, 0x00AA, 0x00AB, 0x00AC, 0x00AD, 0x00AE, 0x00AF, 0x00B0, 0x00B1, 0x00B2, 0x00B3,
-    0x017D, 0x00B5, 0x00B6, 0x00B7, 0x017E, 0x00B9, 0x00BA, 0x00BB, 0x0152, 0x0153, 0x0178, 0x00BF, 0x00C0,
-    0x00C1, 0x00C2, 0x00C3, 0x00C4, 0x00C5, 0x00C6, 0x00C7, 0x00C8, 0x00C9, 0x00CA, 0x00CB, 0x00CC, 0x00CD,
-    0x00CE, 0x00CF, 0x00D0, 0x00D1, 0x00D2, 0x00D3, 0x00D4, 0x00D5, 0x00D6, 0x00D7, 0x00D8, 0x00D9, 0x00DA,
-    0x00DB, 0x00DC, 0x00DD, 0x00DE, 0x00DF, 0x00E0, 0x00E1, 0x00E2, 0x00E3, 0x00E4, 0x00E5, 0x00E6, 0x00E7,
-    0x00E8, 0x00E9, 0x00EA, 0x00EB, 0x00EC, 0x00ED, 0x00EE, 0x00EF, 0x00F0, 0x00F1, 0x00F2, 0x00F3, 0x00F4,
-    0x00F5, 0x00F6, 0x00F7, 0x00F8, 0x00F9, 0x00FA, 0x00FB, 0x00FC, 0x00FD, 0x00FE, 0x00FF,
-];
+/// How a character set's bytes become text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// US7ASCII: a byte above 0x7F is an error.
+    Ascii,
+    /// WE8ISO8859P1: every byte is the code point of the same number (WHATWG reads the label
+    /// ISO-8859-1 as windows-1252, which Oracle does not).
+    Latin1,
+    /// AL32UTF8.
+    Utf8,
+    /// UTF8: CESU-8 (a character above U+FFFF as two 3-byte surrogates); 4-byte UTF-8 accepted.
+    Cesu8,
+    /// AL16UTF16: UTF-16 big-endian on every platform.
+    Utf16Be,
+    /// AL16UTF16LE.
+    Utf16Le,
+    /// One byte per character through a WHATWG encoding, with Oracle's rule.
+    Single(&'static Encoding, Rule),
+    /// Varying-width multi-byte through a WHATWG encoding, with Oracle's rule. CLOB data of these
+    /// sets is stored as AL16UTF16 (docs/lobs.md).
+    Multi(&'static Encoding, Rule),
+}
 
-/// `cp1250`, bytes 0x80..=0xFF (bytes below 0x80 are ASCII).
-pub const CP1250: [u16; 128] = [
-    0x20AC, 0xFFFF, 0x201A, 0xFFFF, 0x201E, 0x2026, 0x2020, 0x2021, 0xFFFF, 0x2030, 0x0160, 0x2039, 0x015A,
-    0x0164, 0x017D, 0x0179, 0xFFFF, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0xFFFF, 0x2122,
-    0x0161, 0x203A, 0x015B, 0x0165, 0x017E, 0x017A, 0x00A0, 0x02C7, 0x02D8, 0x0141, 0x00A4, 0x0104, 0x00A6,
-    0x00A7, 0x00A8, 0x00A9, 0x015E, 0x00AB, 0x00AC, 0x00AD, 0x00AE, 0x017B, 0x00B0, 0x00B1, 0x02DB, 0x0142,
-    0x00B4, 0x00B5, 0x00B6, 0x00B7, 0x00B8, 0x0105, 0x015F, 0x00BB, 0x013D, 0x02DD, 0x013E, 0x017C, 0x0154,
-    0x00C1, 0x00C2, 0x0102, 0x00C4, 0x0139, 0x0106, 0x00C7, 0x010C, 0x00C9, 0x0118, 0x00CB, 0x011A, 0x00CD,
-    0x00CE, 0x010E, 0x0110, 0x0143, 0x0147, 0x00D3, 0x00D4, 0x0150, 0x00D6, 0x00D7, 0x0158, 0x016E, 0x00DA,
-    0x0170, 0x00DC, 0x00DD, 0x0162, 0x00DF, 0x0155, 0x00E1, 0x00E2, 0x0103, 0x00E4, 0x013A, 0x0107, 0x00E7,
-    0x010D, 0x00E9, 0x0119, 0x00EB, 0x011B, 0x00ED, 0x00EE, 0x010F, 0x0111, 0x0144, 0x0148, 0x00F3, 0x00F4,
-    0x0151, 0x00F6, 0x00F7, 0x0159, 0x016F, 0x00FA, 0x0171, 0x00FC, 0x00FD, 0x0163, 0x02D9,
-];
+/// Where Oracle's set deviates from the WHATWG encoding that decodes it (docs/charsets.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// No deviation.
+    Same,
+    /// Windows code pages: the bytes WHATWG maps to a C1 control (0x81 of windows-1252, ...)
+    /// are undefined in Oracle's (and Microsoft's, and Python's) table: an error.
+    WindowsUndefined,
+    /// WE8ISO8859P9: WHATWG reads ISO-8859-9 as windows-1254; bytes 0x80-0x9F are the C1
+    /// controls in ISO-8859-9.
+    IsoC1,
+    /// CL8KOI8U: KOI8-U of RFC 2319, where 0xAE and 0xBE are box drawings (U+255D, U+256C);
+    /// WHATWG's KOI8-U is KOI8-RU, with ў / Ў there.
+    Koi8U,
+    /// JA16SJIS / JA16EUC: JIS row 1 cell 33 (0x8160 / 0xA1C1) is U+301C WAVE DASH; WHATWG (and
+    /// Oracle's JA16SJISTILDE / JA16EUCTILDE) map it to U+FF5E FULLWIDTH TILDE.
+    WaveDash,
+    /// ZHS16GBK: the single byte 0x80 is undefined (WHATWG: U+20AC) and there are no 4-byte
+    /// sequences (WHATWG's GBK decoder is gb18030's).
+    Gbk,
+    /// ZHS32GB18030: the single byte 0x80 is undefined (WHATWG: U+20AC).
+    Gb18030,
+    /// KO16KSC5601 / ZHS16CGB231280: the EUC form of a 94x94 set, both bytes of a pair in
+    /// 0xA1-0xFE (WHATWG's EUC-KR is Windows-949, its GBK a superset of GB2312).
+    Euc94,
+    /// ZHT16BIG5: lead bytes 0xA1-0xF9 only (WHATWG's Big5 is Big5-HKSCS, whose lead bytes
+    /// 0x81-0xA0 are HKSCS additions).
+    Big5,
+    /// ZHT16MSWIN950: Big5 lead bytes 0xA1-0xF9 and Microsoft's 0xF9FE (U+2593; WHATWG: U+FFED).
+    Windows950,
+}
 
-/// `cp1251`, bytes 0x80..=0xFF (bytes below 0x80 are ASCII).
-pub const CP1251: [u16; 128] = [
-    0x0402, 0x0403, 0x201A, 0x0453, 0x201E, 0x2026, 0x2020, 0x2021, 0x20AC, 0x2030, 0x0409, 0x2039, 0x040A,
-    0x040C, 0x040B, 0x040F, 0x0452, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0xFFFF, 0x2122,
-    0x0459, 0x203A, 0x045A, 0x045C, 0x045B, 0x045F, 0x00A0, 0x040E, 0x045E, 0x0408, 0x00A4, 0x0490, 0x00A6,
-    0x00A7, 0x0401, 0x00A9, 0x0404, 0x00AB, 0x00AC, 0x00AD, 0x00AE, 0x0407, 0x00B0, 0x00B1, 0x0406, 0x0456,
-    0x0491, 0x00B5, 0x00B6, 0x00B7, 0x0451, 0x2116, 0x0454, 0x00BB, 0x0458, 0x0405, 0x0455, 0x0457, 0x0410,
-    0x0411, 0x0412, 0x0413, 0x0414, 0x0415, 0x0416, 0x0417, 0x0418, 0x0419, 0x041A, 0x041B, 0x041C, 0x041D,
-    0x041E, 0x041F, 0x0420, 0x0421, 0x0422, 0x0423, 0x0424, 0x0425, 0x0426, 0x0427, 0x0428, 0x0429, 0x042A,
-    0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0430, 0x0431, 0x0432, 0x0433, 0x0434, 0x0435, 0x0436, 0x0437,
-    0x0438, 0x0439, 0x043A, 0x043B, 0x043C, 0x043D, 0x043E, 0x043F, 0x0440, 0x0441, 0x0442, 0x0443, 0x0444,
-    0x0445, 0x0446, 0x0447, 0x0448, 0x0449, 0x044A, 0x044B, 0x044C, 0x044D, 0x044E, 0x044F,
-];
+/// One row of the table.
+#[derive(Debug)]
+pub struct Def {
+    pub id: i64,
+    pub name: &'static str,
+    pub kind: Kind,
+}
 
-/// `cp1252`, bytes 0x80..=0xFF (bytes below 0x80 are ASCII).
-pub const CP1252: [u16; 128] = [
-    0x20AC, 0xFFFF, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152,
-    0xFFFF, 0x017D, 0xFFFF, 0xFFFF, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122,
-    0x0161, 0x203A, 0x0153, 0xFFFF, 0x017E, 0x0178, 0x00A0, 0x00A1, 0x00A2, 0x00A3, 0x00A4, 0x00A5, 0x00A6,
-    0x00A7, 0x00A8, 0x00A9, 0x00AA, 0x00AB, 0x00AC, 0x00AD, 0x00AE, 0x00AF, 0x00B0, 0x00B1, 0x00B2, 0x00B3,
-    0x00B4, 0x00B5, 0x00B6, 0x00B7, 0x00B8, 0x00B9, 0x00BA, 0x00BB, 0x00BC, 0x00BD, 0x00BE, 0x00BF, 0x00C0,
-    0x00C1, 0x00C2, 0x00C3, 0x00C4, 0x00C5, 0x00C6, 0x00C7, 0x00C8, 0x00C9, 0x00CA, 0x00CB, 0x00CC, 0x00CD,
-    0x00CE, 0x00CF, 0x00D0, 0x00D1, 0x00D2, 0x00D3, 0x00D4, 0x00D5, 0x00D6, 0x00D7, 0x00D8, 0x00D9, 0x00DA,
-    0x00DB, 0x00DC, 0x00DD, 0x00DE, 0x00DF, 0x00E0, 0x00E1, 0x00E2, 0x00E3, 0x00E4, 0x00E5, 0x00E6, 0x00E7,
-    0x00E8, 0x00E9, 0x00EA, 0x00EB, 0x00EC, 0x00ED, 0x00EE, 0x00EF, 0x00F0, 0x00F1, 0x00F2, 0x00F3, 0x00F4,
-    0x00F5, 0x00F6, 0x00F7, 0x00F8, 0x00F9, 0x00FA, 0x00FB, 0x00FC, 0x00FD, 0x00FE, 0x00FF,
+const fn def(id: i64, name: &'static str, kind: Kind) -> Def {
+    Def { id, name, kind }
+}
+
+use Kind::{Multi, Single};
+use Rule::{Big5, Euc94, Gb18030, Gbk, IsoC1, Koi8U, Same, WaveDash, Windows950, WindowsUndefined};
+
+/// Every character set, by Oracle id. The first nine are the ones the core read before
+/// encoding_rs (same order as before).
+pub static CHARSETS: [Def; 44] = [
+    def(1, "US7ASCII", Kind::Ascii),
+    def(31, "WE8ISO8859P1", Kind::Latin1),
+    def(46, "WE8ISO8859P15", Single(ISO_8859_15, Same)),
+    def(170, "EE8MSWIN1250", Single(WINDOWS_1250, WindowsUndefined)),
+    def(171, "CL8MSWIN1251", Single(WINDOWS_1251, WindowsUndefined)),
+    def(178, "WE8MSWIN1252", Single(WINDOWS_1252, WindowsUndefined)),
+    def(871, "UTF8", Kind::Cesu8),
+    def(873, "AL32UTF8", Kind::Utf8),
+    def(2000, "AL16UTF16", Kind::Utf16Be),
+    // ISO 8859 parts
+    def(32, "EE8ISO8859P2", Single(ISO_8859_2, Same)),
+    def(33, "SE8ISO8859P3", Single(ISO_8859_3, Same)),
+    def(34, "NEE8ISO8859P4", Single(ISO_8859_4, Same)),
+    def(35, "CL8ISO8859P5", Single(ISO_8859_5, Same)),
+    def(36, "AR8ISO8859P6", Single(ISO_8859_6, Same)),
+    def(37, "EL8ISO8859P7", Single(ISO_8859_7, Same)),
+    def(38, "IW8ISO8859P8", Single(ISO_8859_8, Same)),
+    def(39, "WE8ISO8859P9", Single(WINDOWS_1254, IsoC1)),
+    def(40, "NE8ISO8859P10", Single(ISO_8859_10, Same)),
+    def(47, "BLT8ISO8859P13", Single(ISO_8859_13, Same)),
+    def(48, "CEL8ISO8859P14", Single(ISO_8859_14, Same)),
+    // other single-byte sets
+    def(41, "TH8TISASCII", Single(WINDOWS_874, WindowsUndefined)),
+    def(45, "VN8MSWIN1258", Single(WINDOWS_1258, WindowsUndefined)),
+    def(51, "CL8KOI8U", Single(KOI8_U, Koi8U)),
+    def(152, "RU8PC866", Single(IBM866, Same)),
+    def(174, "EL8MSWIN1253", Single(WINDOWS_1253, WindowsUndefined)),
+    def(175, "IW8MSWIN1255", Single(WINDOWS_1255, WindowsUndefined)),
+    def(177, "TR8MSWIN1254", Single(WINDOWS_1254, WindowsUndefined)),
+    def(179, "BLT8MSWIN1257", Single(WINDOWS_1257, WindowsUndefined)),
+    def(196, "CL8KOI8R", Single(KOI8_R, Same)),
+    def(560, "AR8MSWIN1256", Single(WINDOWS_1256, WindowsUndefined)),
+    // Japanese
+    def(830, "JA16EUC", Multi(EUC_JP, WaveDash)),
+    def(832, "JA16SJIS", Multi(SHIFT_JIS, WaveDash)),
+    def(837, "JA16EUCTILDE", Multi(EUC_JP, Same)),
+    def(838, "JA16SJISTILDE", Multi(SHIFT_JIS, Same)),
+    // Korean
+    def(840, "KO16KSC5601", Multi(EUC_KR, Euc94)),
+    def(846, "KO16MSWIN949", Multi(EUC_KR, Same)),
+    // Simplified Chinese
+    def(850, "ZHS16CGB231280", Multi(GBK, Euc94)),
+    def(852, "ZHS16GBK", Multi(GBK, Gbk)),
+    def(854, "ZHS32GB18030", Multi(GB18030, Gb18030)),
+    // Traditional Chinese
+    def(865, "ZHT16BIG5", Multi(BIG5, Big5)),
+    def(867, "ZHT16MSWIN950", Multi(BIG5, Windows950)),
+    def(868, "ZHT16HKSCS", Multi(BIG5, Same)),
+    def(992, "ZHT16HKSCS31", Multi(BIG5, Same)),
+    // more Unicode forms
+    def(2002, "AL16UTF16LE", Kind::Utf16Le),
 ];

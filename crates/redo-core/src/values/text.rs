@@ -1,6 +1,8 @@
 //! CHAR / VARCHAR2 / NCHAR / NVARCHAR2 (types 96, 1) and CLOB data (112) in the column's character
-//! set (redo-format §7.2; `redo_lib/values/text.py`). The charsets `text.py` lists, decoded as
-//! Python's strict codecs decode them, with the same error reasons:
+//! set (redo-format §7.2). The sets are `tables::CHARSETS` (44 Oracle character sets, by id and
+//! name); the WHATWG ones decode through `encoding_rs`, with Oracle's deviations as small rules
+//! (`tables::Rule`, docs/charsets.md). The first nine decode as Python's strict codecs do, with the
+//! same error reasons (`redo_lib/values/text.py` is their test oracle):
 //!
 //! | id | name | encoding |
 //! |---|---|---|
@@ -14,68 +16,68 @@
 //! | 873 | AL32UTF8 | UTF-8 |
 //! | 2000 | AL16UTF16 | UTF-16 big-endian, surrogate pairs, a BOM is a character |
 //!
-//! Single-byte tables are `tables.rs` (Python's codecs; encoding_rs follows WHATWG, which maps
-//! the bytes Python refuses). CHAR values keep their blank padding.
+//! A value a set cannot decode is an error with its bytes in hex, never U+FFFD. The multi-byte
+//! sets fail with Python's CJK reasons ("illegal multibyte sequence", "incomplete multibyte
+//! sequence"). CHAR values keep their blank padding.
 
-use super::tables::{self, UNDEFINED};
+use super::tables::{Def, Kind, Rule, CHARSETS};
 use super::{value_error_with, CharsetArg, TypeName};
 use crate::error::{Error, Result};
+use encoding_rs::{DecoderResult, Encoding};
 
-/// A character set this module decodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Charset {
-    UsAscii,
-    Latin1,
-    Latin9,
-    Windows1250,
-    Windows1251,
-    Windows1252,
-    Cesu8,
-    Utf8,
-    Utf16Be,
+/// A character set this module decodes: a row of `tables::CHARSETS`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Charset(u8);
+
+impl std::fmt::Debug for Charset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
+const COUNT: usize = CHARSETS.len();
+
 impl Charset {
-    /// Every charset, in `text.CHARSET_NAMES` order.
-    pub const ALL: [Charset; 9] = [
-        Charset::UsAscii,
-        Charset::Latin1,
-        Charset::Latin9,
-        Charset::Windows1250,
-        Charset::Windows1251,
-        Charset::Windows1252,
-        Charset::Cesu8,
-        Charset::Utf8,
-        Charset::Utf16Be,
-    ];
+    /// Every charset, in table order (the nine of `text.py` first).
+    pub const ALL: [Charset; COUNT] = {
+        let mut all = [Charset(0); COUNT];
+        let mut i = 0;
+        while i < COUNT {
+            all[i] = Charset(i as u8);
+            i += 1;
+        }
+        all
+    };
+
+    fn def(self) -> &'static Def {
+        &CHARSETS[usize::from(self.0)]
+    }
 
     /// Oracle's name.
     pub fn name(self) -> &'static str {
-        match self {
-            Charset::UsAscii => "US7ASCII",
-            Charset::Latin1 => "WE8ISO8859P1",
-            Charset::Latin9 => "WE8ISO8859P15",
-            Charset::Windows1250 => "EE8MSWIN1250",
-            Charset::Windows1251 => "CL8MSWIN1251",
-            Charset::Windows1252 => "WE8MSWIN1252",
-            Charset::Cesu8 => "UTF8",
-            Charset::Utf8 => "AL32UTF8",
-            Charset::Utf16Be => "AL16UTF16",
-        }
+        self.def().name
     }
 
-    /// Oracle's id.
+    /// Oracle's id (`NLS_CHARSET_ID`).
     pub fn id(self) -> i64 {
-        match self {
-            Charset::UsAscii => 1,
-            Charset::Latin1 => 31,
-            Charset::Latin9 => 46,
-            Charset::Windows1250 => 170,
-            Charset::Windows1251 => 171,
-            Charset::Windows1252 => 178,
-            Charset::Cesu8 => 871,
-            Charset::Utf8 => 873,
-            Charset::Utf16Be => 2000,
+        self.def().id
+    }
+
+    /// How its bytes decode.
+    pub fn kind(self) -> Kind {
+        self.def().kind
+    }
+
+    /// A varying-width multi-byte set: CLOB data of its columns is stored as AL16UTF16.
+    pub fn is_multibyte(self) -> bool {
+        matches!(self.kind(), Kind::Multi(..) | Kind::Utf8 | Kind::Cesu8)
+    }
+
+    /// The WHATWG encoding that decodes it, if one does (`None` for the sets done here).
+    pub fn encoding(self) -> Option<&'static Encoding> {
+        match self.kind() {
+            Kind::Single(enc, _) | Kind::Multi(enc, _) => Some(enc),
+            _ => None,
         }
     }
 
@@ -120,42 +122,140 @@ pub fn render_text(data: &[u8], charset: CharsetArg<'_>, out: &mut String) -> Re
 
 /// Decode `data` in `cs`, appending to `out`; the error is Python's `UnicodeDecodeError.reason`.
 pub fn decode(data: &[u8], cs: Charset, out: &mut String) -> std::result::Result<(), &'static str> {
-    match cs {
-        Charset::UsAscii => {
+    match cs.kind() {
+        Kind::Ascii => {
             if !data.is_ascii() {
                 return Err("ordinal not in range(128)");
             }
             out.extend(data.iter().map(|&b| char::from(b)));
             Ok(())
         }
-        Charset::Latin1 => {
+        Kind::Latin1 => {
             out.extend(data.iter().map(|&b| char::from(b)));
             Ok(())
         }
-        Charset::Latin9 => single_byte(data, &tables::ISO8859_15, out),
-        Charset::Windows1250 => single_byte(data, &tables::CP1250, out),
-        Charset::Windows1251 => single_byte(data, &tables::CP1251, out),
-        Charset::Windows1252 => single_byte(data, &tables::CP1252, out),
-        Charset::Utf8 => utf8(data, out),
-        Charset::Cesu8 => cesu8(data, out),
-        Charset::Utf16Be => utf16be(data, out),
+        Kind::Utf8 => utf8(data, out),
+        Kind::Cesu8 => cesu8(data, out),
+        Kind::Utf16Be => utf16(data, u16::from_be_bytes, out),
+        Kind::Utf16Le => utf16(data, u16::from_le_bytes, out),
+        Kind::Single(enc, rule) => single_byte(data, enc, rule, out),
+        Kind::Multi(enc, rule) => multi_byte(data, enc, rule, out),
     }
 }
 
 const UNDEFINED_REASON: &str = "character maps to <undefined>";
+const ILLEGAL: &str = "illegal multibyte sequence";
+const INCOMPLETE: &str = "incomplete multibyte sequence";
 
-fn single_byte(data: &[u8], high: &[u16; 128], out: &mut String) -> std::result::Result<(), &'static str> {
-    out.reserve(data.len());
-    for &b in data {
+/// `data` through `enc` strictly, appended; the reason names a single-byte or multi-byte failure.
+fn whatwg(
+    data: &[u8],
+    enc: &'static Encoding,
+    multi: bool,
+    out: &mut String,
+) -> std::result::Result<(), &'static str> {
+    if data.is_ascii() {
+        // every set here is ASCII-compatible
+        out.push_str(std::str::from_utf8(data).unwrap_or_default());
+        return Ok(());
+    }
+    let mut decoder = enc.new_decoder_without_bom_handling();
+    let need = decoder.max_utf8_buffer_length_without_replacement(data.len()).unwrap_or(data.len() * 4 + 16);
+    out.reserve(need);
+    match decoder.decode_to_string_without_replacement(data, out, true) {
+        (DecoderResult::InputEmpty, _) => Ok(()),
+        (DecoderResult::Malformed(..), _) if !multi => Err(UNDEFINED_REASON),
+        (DecoderResult::Malformed(_, after), read) if read - usize::from(after) == data.len() => {
+            Err(INCOMPLETE)
+        }
+        (DecoderResult::Malformed(..) | DecoderResult::OutputFull, _) => Err(ILLEGAL),
+    }
+}
+
+fn single_byte(
+    data: &[u8],
+    enc: &'static Encoding,
+    rule: Rule,
+    out: &mut String,
+) -> std::result::Result<(), &'static str> {
+    if rule == Rule::IsoC1 {
+        // ISO-8859-9 is windows-1254 but for 0x80-0x9F, the C1 controls
+        let mut rest = data;
+        while let Some(pos) = rest.iter().position(|b| (0x80..=0x9F).contains(b)) {
+            whatwg(&rest[..pos], enc, false, out)?;
+            out.push(char::from(rest[pos]));
+            rest = &rest[pos + 1..];
+        }
+        return whatwg(rest, enc, false, out);
+    }
+    if rule == Rule::Koi8U && data.iter().any(|&b| b == 0xAE || b == 0xBE) {
+        // RFC 2319's box drawings where KOI8-RU has ў / Ў
+        let mut rest = data;
+        while let Some(pos) = rest.iter().position(|&b| b == 0xAE || b == 0xBE) {
+            whatwg(&rest[..pos], enc, false, out)?;
+            out.push(if rest[pos] == 0xAE { '\u{255D}' } else { '\u{256C}' });
+            rest = &rest[pos + 1..];
+        }
+        return whatwg(rest, enc, false, out);
+    }
+    let start = out.len();
+    whatwg(data, enc, false, out)?;
+    if rule == Rule::WindowsUndefined && out[start..].chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c)) {
+        return Err(UNDEFINED_REASON);
+    }
+    Ok(())
+}
+
+/// The structure Oracle's set allows, checked before the WHATWG decoder reads the bytes.
+fn check_structure(data: &[u8], rule: Rule) -> std::result::Result<(), &'static str> {
+    let lead_ok = |b: u8| match rule {
+        Rule::Euc94 => (0xA1..=0xFE).contains(&b),
+        Rule::Big5 | Rule::Windows950 => (0xA1..=0xF9).contains(&b),
+        _ => (0x81..=0xFE).contains(&b),
+    };
+    let mut i = 0;
+    while i < data.len() {
+        let b = data[i];
         if b < 0x80 {
-            out.push(char::from(b));
+            i += 1;
             continue;
         }
-        let code = high[usize::from(b - 0x80)];
-        match char::from_u32(u32::from(code)) {
-            Some(c) if code != UNDEFINED => out.push(c),
-            _ => return Err(UNDEFINED_REASON),
+        if !lead_ok(b) {
+            return Err(ILLEGAL);
         }
+        let Some(&next) = data.get(i + 1) else {
+            return Err(INCOMPLETE);
+        };
+        match rule {
+            Rule::Euc94 if !(0xA1..=0xFE).contains(&next) => return Err(ILLEGAL),
+            Rule::Gbk if (0x30..=0x39).contains(&next) => return Err(ILLEGAL),
+            Rule::Gb18030 if (0x30..=0x39).contains(&next) => i += 4,
+            _ => i += 2,
+        }
+    }
+    Ok(())
+}
+
+fn multi_byte(
+    data: &[u8],
+    enc: &'static Encoding,
+    rule: Rule,
+    out: &mut String,
+) -> std::result::Result<(), &'static str> {
+    if !matches!(rule, Rule::Same | Rule::WaveDash) {
+        check_structure(data, rule)?;
+    }
+    let start = out.len();
+    whatwg(data, enc, true, out)?;
+    let (from, to) = match rule {
+        Rule::WaveDash => ('\u{FF5E}', '\u{301C}'),
+        Rule::Windows950 => ('\u{FFED}', '\u{2593}'),
+        _ => return Ok(()),
+    };
+    if out[start..].contains(from) {
+        let fixed: String = out[start..].chars().map(|c| if c == from { to } else { c }).collect();
+        out.truncate(start);
+        out.push_str(&fixed);
     }
     Ok(())
 }
@@ -242,10 +342,10 @@ fn unpaired(code: u32) -> &'static str {
     reasons.get(code.wrapping_sub(0xD800) as usize).map_or("unpaired surrogate", String::as_str)
 }
 
-/// CPython's UTF-16 decoder, big-endian, strict: the first error and its reason.
-fn utf16be(data: &[u8], out: &mut String) -> std::result::Result<(), &'static str> {
+/// CPython's UTF-16 decoder, strict, in the byte order `unit` reads: the first error and its reason.
+fn utf16(data: &[u8], unit: fn([u8; 2]) -> u16, out: &mut String) -> std::result::Result<(), &'static str> {
     out.reserve(data.len() / 2);
-    let mut units = data.chunks_exact(2).map(|p| u32::from(u16::from_be_bytes([p[0], p[1]])));
+    let mut units = data.chunks_exact(2).map(|p| u32::from(unit([p[0], p[1]])));
     while let Some(unit) = units.next() {
         match unit {
             0xD800..=0xDBFF => {

@@ -314,6 +314,10 @@ EXPORT = """{"format":"redotrail-dictionary","format_version":1,"scn":5000,"max_
 ],"USER$":[
 {"rowid":"AAAAAKAAAAAAIbAAAA","valid_from_scn":5000,"valid_to_scn":null,"USER#":61,"NAME":"HR"}
 ,{"rowid":"AAAAAKAAAAAAIbAAAB","valid_from_scn":5000,"valid_to_scn":null,"USER#":62,"NAME":"SH"}
+],"COL$":[
+{"rowid":"AAAAACAAAAAAHRpAAn","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"COL#":1,"SEGCOL#":1,"INTCOL#":1,"NAME":"ID","TYPE#":2,"LENGTH":22,"PRECISION#":10,"SCALE":0,"NULL$":1,"PROPERTY":0,"CHARSETID":0,"CHARSETFORM":0}
+,{"rowid":"AAAAACAAAAAAHRqAAA","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":400,"COL#":1,"SEGCOL#":1,"INTCOL#":1,"NAME":"ID","TYPE#":2,"LENGTH":22,"PRECISION#":null,"SCALE":null,"NULL$":0,"PROPERTY":0,"CHARSETID":0,"CHARSETFORM":0}
+,{"rowid":"AAAAACAAAAAAHRqAAB","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":400,"COL#":2,"SEGCOL#":0,"INTCOL#":2,"NAME":"V","TYPE#":2,"LENGTH":22,"PRECISION#":null,"SCALE":null,"NULL$":0,"PROPERTY":65544,"CHARSETID":0,"CHARSETFORM":0}
 ]}}
 """
 
@@ -375,9 +379,26 @@ def test_sql_export_sys_tables_and_sys_rows_load() -> None:
     assert h.owners == ("HR", "SH")  # SYS is described, not exported
     assert h.sys_rows is not None
     rows = h.sys_rows.tables()
-    assert [len(rows[t]) for t in SYS_TABLES] == [5, 1, 1, 0, 2]
+    assert [len(rows[t]) for t in SYS_TABLES] == [5, 1, 1, 0, 2, 3]
     assert rows["OBJ$"][2]["SUBNAME"] == "P2023" and rows["TABCOMPART$"][0]["DATAOBJ#"] is None
+    # every column of the tables, a virtual one (SEGCOL# 0) included, rows of the cluster C_OBJ#
+    assert [(r["OBJ#"], r["NAME"], r["SEGCOL#"]) for r in rows["COL$"]] == [
+        (300, "ID", 1),
+        (400, "ID", 1),
+        (400, "V", 0),
+    ]
+    assert all(r["rowid"].startswith("AAAAAC") for r in rows["COL$"])
     assert load_dictionary(h.to_json()).sys_json == h.sys_json
+
+
+def test_a_sys_member_without_col_rows_still_loads() -> None:
+    """A document written before COL$ was followed: no ``COL$`` member, no column rows."""
+    start = EXPORT.index(',"COL$":[')
+    older = EXPORT[:start] + EXPORT[EXPORT.index("]}}", start) + 1 :]
+    h = load_dictionary(older)
+    assert h.sys_rows is not None and h.sys_rows.count("COL$") == 0 and h.sys_rows.count("USER$") == 2
+    with pytest.raises(DictionaryError, match=r"sys\.USER\$"):
+        load_dictionary(older.replace('"USER$":[', '"USERS":['))
 
 
 # the JSON keys each row of the script's "sys" member is written with, in order (docs/dictionary.md)
@@ -387,6 +408,8 @@ SYS_ROW_KEYS = {
     "TABCOMPART$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "DATAOBJ#", "BO#", "PART#"],
     "TABSUBPART$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "DATAOBJ#", "POBJ#", "SUBPART#"],
     "USER$": ["rowid", "valid_from_scn", "valid_to_scn", "USER#", "NAME"],
+    "COL$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "COL#", "SEGCOL#", "INTCOL#", "NAME", "TYPE#",
+             "LENGTH", "PRECISION#", "SCALE", "NULL$", "PROPERTY", "CHARSETID", "CHARSETFORM"],
 }  # fmt: skip
 
 
@@ -397,7 +420,7 @@ def test_export_script_writes_the_sys_tables_and_rows_the_loader_reads() -> None
     branches = body.split("UNION ALL")
     assert len(branches) == len(SYS_TABLES)
     sources = {"OBJ$": "sys_objs", "TABPART$": "sys_tabparts", "TABCOMPART$": "sys_compparts",
-               "TABSUBPART$": "sys_subparts", "USER$": "sys_users"}  # fmt: skip
+               "TABSUBPART$": "sys_subparts", "USER$": "sys_users", "COL$": "sys_cols"}  # fmt: skip
     for number, (table, branch) in enumerate(zip(SYS_TABLES, branches, strict=True), start=1):
         assert re.findall(r"'([A-Z_a-z#$]+)' VALUE", branch) == SYS_ROW_KEYS[table], table
         assert f"FROM {sources[table]} r CROSS JOIN scn s" in branch and re.search(
@@ -411,12 +434,13 @@ def test_export_script_writes_the_sys_tables_and_rows_the_loader_reads() -> None
         and "'scn'              VALUE (SELECT s.current_scn FROM scn s)" in sql
     )
     # the SYS tables' layouts are "tables" entries, and the privileges to read them are in the header
-    assert "t.table_name IN ('OBJ$', 'TABPART$', 'TABCOMPART$', 'TABSUBPART$', 'USER$')" in sql
+    assert "t.table_name IN ('OBJ$', 'TABPART$', 'TABCOMPART$', 'TABSUBPART$', 'USER$',\n" in sql
+    assert "'COL$')))" in sql
     header = sql[: sql.index("SET ECHO OFF")]
     for table in SYS_TABLES:
         assert f"GRANT SELECT ON SYS.{table} TO" in header
     assert "SELECT ANY DICTIONARY" in header
-    # the document's last lines: the objects, then "sys" with its five members, then the end
+    # the document's last lines: the objects, then "sys" with its six members, then the end
     assert """'],"sys":{' ELSE '],' END || '"' || tbl || '":['""" in sql and "']}}' FROM dual" in sql
 
 
@@ -561,6 +585,25 @@ def test_real_partitioned_checkpoint_gives_the_sys_rows_of_the_tracked_user(
         (969, "TABCOMPART$", {"OBJ#": 1, "DATAOBJ#": 2, "BO#": 3, "PART#": 4}),
         (959, "TABSUBPART$", {"OBJ#": 1, "DATAOBJ#": 2, "POBJ#": 3, "SUBPART#": 4}),
         (22, "USER$", {"USER#": 1, "NAME": 2}),
+        (
+            21,
+            "COL$",
+            {
+                "OBJ#": 1,
+                "COL#": 2,
+                "SEGCOL#": 3,
+                "NAME": 6,
+                "TYPE#": 7,
+                "LENGTH": 8,
+                "PRECISION#": 10,
+                "SCALE": 11,
+                "NULL$": 12,
+                "INTCOL#": 15,
+                "PROPERTY": 16,
+                "CHARSETID": 17,
+                "CHARSETFORM": 18,
+            },
+        ),  # fmt: skip
     ],
 )
 def test_real_checkpoint_gives_the_sys_tables_layouts(
@@ -569,6 +612,27 @@ def test_real_checkpoint_gives_the_sys_tables_layouts(
     table = partitioned.lookup(obj, PARTITIONED_SCN)
     assert (table.owner, table.name) == ("SYS", name)
     assert {c: table.column_by_name(c).segcol_no for c in columns} == columns
+
+
+@pytest.mark.realdata
+def test_real_checkpoint_col_rows_are_the_tracked_tables_columns(partitioned: DictionaryHistory) -> None:
+    """The COL$ rows of the sys member: every column of OLR_TEST's tables, in the cluster C_OBJ#
+    (data object 2: ROWIDs start AAAAAC), the stored ones the same as the tables' columns."""
+    assert partitioned.sys_rows is not None
+    rows = partitioned.sys_rows.tables()
+    tables = {r["OBJ#"] for r in rows["OBJ$"] if r["TYPE#"] == 2}
+    assert rows["COL$"] and {r["OBJ#"] for r in rows["COL$"]} == tables
+    assert all(r["rowid"].startswith("AAAAAC") for r in rows["COL$"])
+    keys = [(r["OBJ#"], r["INTCOL#"]) for r in rows["COL$"]]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    for obj in tables:
+        version = partitioned.lookup(obj, PARTITIONED_SCN)
+        stored = sorted((r["SEGCOL#"], r["NAME"], r["TYPE#"], r["NULL$"] == 0)
+                        for r in rows["COL$"] if r["OBJ#"] == obj and r["SEGCOL#"] > 0)  # fmt: skip
+        assert stored == [(c.segcol_no, c.name, c.type_code, c.nullable) for c in version.columns], (
+            version.name
+        )
+    assert all(r["PRECISION#"] != -1 and r["SCALE"] != -1 for r in rows["COL$"])  # OLR's -1 is NULL
 
 
 @pytest.mark.realdata

@@ -1,0 +1,235 @@
+//! Unit tests of the `COL$` rows of the SYS rows layer (`sys.rs`, `sys_apply.rs`): the document of
+//! `sys_tests.rs` with the `COL$` layout (object 21 in the cluster `C_OBJ#`, data object 2, segcol#s
+//! of 23ai) and `APP.T`'s column row (`ID`), and the column DDL's row changes as Oracle writes them:
+//! ADD COLUMN inserts a row, RENAME COLUMN updates `NAME`, DROP COLUMN deletes it.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::trail::{column_differences, ColumnDef};
+
+const COL: i64 = 21;
+/// the data object of the cluster `C_OBJ#` (`COL$`'s ROWIDs start `AAAAAC`)
+const C_OBJ: i64 = 2;
+
+/// `COL$` as 23ai lays it out (`sys-col` rows of obj 21 in rophy-olr-tests-23ai), the kept columns.
+const COL_LAYOUT: [(i64, &str, &str); 13] = [
+    (1, "OBJ#", "NUMBER"),
+    (2, "COL#", "NUMBER"),
+    (3, "SEGCOL#", "NUMBER"),
+    (6, "NAME", "VARCHAR2"),
+    (7, "TYPE#", "NUMBER"),
+    (8, "LENGTH", "NUMBER"),
+    (10, "PRECISION#", "NUMBER"),
+    (11, "SCALE", "NUMBER"),
+    (12, "NULL$", "NUMBER"),
+    (15, "INTCOL#", "NUMBER"),
+    (16, "PROPERTY", "NUMBER"),
+    (17, "CHARSETID", "NUMBER"),
+    (18, "CHARSETFORM", "NUMBER"),
+];
+
+/// A `COL$` row of the document: (OBJ#, COL#/SEGCOL#/INTCOL#, NAME, TYPE#, LENGTH).
+fn col_row(slot: i64, obj: i64, no: i64, name: &str, kind: i64, length: i64) -> Value {
+    json!({"rowid": rid(C_OBJ, slot), "OBJ#": obj, "COL#": no, "SEGCOL#": no, "INTCOL#": no,
+           "NAME": name, "TYPE#": kind, "LENGTH": length, "PRECISION#": null, "SCALE": null,
+           "NULL$": 0, "PROPERTY": 0, "CHARSETID": 0, "CHARSETFORM": 0})
+}
+
+/// `sys_tests`' document with the `COL$` layout and `APP.T`'s `ID` column row (slot 0).
+fn col_document() -> String {
+    let mut doc: Value = serde_json::from_str(&document("BO#", true)).unwrap();
+    let layout: Value = serde_json::from_str(&sys_table(COL, C_OBJ, "COL$", &COL_LAYOUT)).unwrap();
+    doc["tables"].as_array_mut().unwrap().push(layout);
+    doc["sys"]["COL$"] = json!([col_row(0, 100, 1, "ID", 2, 22)]);
+    doc.to_string()
+}
+
+/// A `COL$` insert at `slot` of the cluster block: the row image by segcol# - 1 (`OBJ#` is the
+/// cluster key: in the redo it comes with the supplemental columns, placed at index 0 all the same).
+fn col_insert(slot: i64, obj: i64, no: i64, name: &str) -> ChangeEvent {
+    change(
+        IRP,
+        COL,
+        C_OBJ,
+        slot,
+        &[
+            (0, Some(num(obj))),
+            (1, Some(num(no))),
+            (2, Some(num(no))),
+            (5, text(name)),
+            (6, Some(num(1))),
+            (7, Some(num(40))),
+            (11, Some(num(0))),
+            (14, Some(num(no))),
+            (15, Some(num(0))),
+            (16, Some(num(873))),
+            (17, Some(num(1))),
+        ],
+    )
+}
+
+/// The `COL$` rows of table `obj` valid at `scn`: (COL#, NAME), by COL#.
+fn columns_at(e: &Emitter, obj: i64, scn: i64) -> Vec<(i64, String)> {
+    let sys = dictionary(e).sys().unwrap();
+    let mut out: Vec<(i64, String)> = sys
+        .versions(SysTable::Col, obj)
+        .filter(|r| r.covers(scn))
+        .map(|r| (r.int(col::COL_NO).unwrap(), r.text(col::COL_NAME).unwrap().to_owned()))
+        .collect();
+    out.sort();
+    out
+}
+
+fn id_and(name: &str) -> Vec<(i64, String)> {
+    vec![(1, "ID".to_owned()), (2, name.to_owned())]
+}
+
+#[test]
+fn the_document_carries_col_rows_and_round_trips_them() {
+    let e = emitter(&col_document(), true);
+    assert_eq!(columns_at(&e, 100, 10), vec![(1, "ID".to_owned())]);
+    let sys = dictionary(&e).sys().unwrap();
+    let row = sys.rows(SysTable::Col).first().unwrap();
+    assert_eq!(row.rowid, rid(C_OBJ, 0));
+    assert!(row.rowid.starts_with("AAAAAC"), "{}", row.rowid);
+    assert_eq!(row.int(col::LENGTH), Some(22));
+    assert_eq!(row.int(col::PRECISION), None);
+    let text = sys.to_json();
+    assert!(text.contains("\"COL$\": [{\"rowid\": "), "{text}");
+    assert!(text.contains("\"NAME\": \"ID\", \"TYPE#\": 2, \"LENGTH\": 22, \"PRECISION#\": null"), "{text}");
+    let parsed = SysRows::from_json(&text).unwrap();
+    assert_eq!(&parsed, sys);
+}
+
+#[test]
+fn a_document_without_col_rows_loads_with_none() {
+    let e = emitter(&document("BO#", true), true);
+    let sys = dictionary(&e).sys().unwrap();
+    assert!(sys.rows(SysTable::Col).is_empty());
+    assert!(sys.to_json().ends_with("\"COL$\": []}"), "{}", sys.to_json());
+}
+
+#[test]
+fn add_column_inserts_a_col_row_from_the_commit_scn_on() {
+    let mut e = emitter(&col_document(), true);
+    assert_eq!(commit(&mut e, 100, vec![col_insert(1, 100, 2, "NOTE")]), 0); // never a record
+    assert_eq!(columns_at(&e, 100, 99), vec![(1, "ID".to_owned())]);
+    assert_eq!(columns_at(&e, 100, 100), id_and("NOTE"));
+    assert_eq!(counter(&e, "dictionary_rows"), 1);
+    assert_eq!(e.out_of_scope.get(&(COL, "INSERT")), Some(&1));
+    let row = dictionary(&e).sys().unwrap().versions(SysTable::Col, 100).find(|r| r.valid_from_scn == 100);
+    let row = row.unwrap();
+    assert_eq!(row.rowid, rid(C_OBJ, 1));
+    assert_eq!(
+        [col::COL_TYPE, col::LENGTH, col::NULLS, col::CHARSET_ID, col::CHARSET_FORM].map(|i| row.int(i)),
+        [Some(1), Some(40), Some(0), Some(873), Some(1)]
+    );
+    assert!(e.ddl_problems.is_empty());
+}
+
+#[test]
+fn rename_updates_name_and_drop_deletes_the_row() {
+    let mut e = emitter(&col_document(), true);
+    commit(&mut e, 100, vec![col_insert(1, 100, 2, "NOTE")]);
+    // RENAME COLUMN NOTE TO REMARK: NAME (segcol 6) of that ROWID
+    commit(&mut e, 150, vec![change(URP, COL, C_OBJ, 1, &[(5, text("REMARK"))])]);
+    assert_eq!(columns_at(&e, 100, 149), id_and("NOTE"));
+    assert_eq!(columns_at(&e, 100, 150), id_and("REMARK"));
+    // DROP COLUMN REMARK: its row goes
+    commit(&mut e, 200, vec![change(DRP, COL, C_OBJ, 1, &[])]);
+    assert_eq!(columns_at(&e, 100, 199), id_and("REMARK"));
+    assert_eq!(columns_at(&e, 100, 200), vec![(1, "ID".to_owned())]);
+    assert_eq!(counter(&e, "dictionary_rows"), 3);
+    assert!(e.ddl_problems.is_empty());
+}
+
+#[test]
+fn a_new_table_s_columns_follow_its_obj_row_in_the_same_transaction() {
+    let mut e = emitter(&col_document(), true);
+    // CREATE TABLE APP.N: the COL$ rows come before the OBJ$ row in this redo, applied after it
+    let events = vec![col_insert(2, 300, 1, "K"), obj_insert(21, 300, Some(300), 50, "N", "", 2)];
+    commit(&mut e, 100, events);
+    assert_eq!(columns_at(&e, 300, 100), vec![(1, "K".to_owned())]);
+    assert_eq!(counter(&e, "dictionary_rows"), 2);
+}
+
+#[test]
+fn col_rows_of_tables_not_followed_are_counted_not_kept() {
+    let mut e = emitter(&col_document(), true);
+    commit(&mut e, 100, vec![col_insert(3, 400, 1, "X"), change(URP, COL, C_OBJ, 9, &[(5, text("Y"))])]);
+    assert_eq!(counter(&e, "dictionary_rows_not_followed"), 2);
+    assert!(columns_at(&e, 400, 100).is_empty());
+    assert!(e.ddl_problems.is_empty());
+}
+
+#[test]
+fn a_col_row_that_does_not_read_is_a_problem_naming_the_table() {
+    let mut e = emitter(&col_document(), true);
+    let mut bad = col_insert(4, 100, 2, "NOTE");
+    bad.after.retain(|(i, _)| *i != 2);
+    let span = bad.push_bytes(&[0xFF, 0xFF]);
+    bad.after.push((2, Some(span))); // SEGCOL#: not a NUMBER
+    commit(&mut e, 100, vec![bad]);
+    assert_eq!(counter(&e, "dictionary_row_problems"), 1);
+    let problem = &e.ddl_problems[0];
+    assert_eq!(problem.kind, "sys_rows");
+    assert_eq!(problem.obj, Some(100));
+    assert!(problem.message.contains("SYS.COL$") && problem.message.contains("APP.T"), "{}", problem.message);
+    assert!(
+        problem.message.contains("SCN 100") && problem.message.contains("SEGCOL#"),
+        "{}",
+        problem.message
+    );
+}
+
+fn app_t_columns(e: &Emitter, scn: i64) -> Vec<ColumnDef> {
+    dictionary(e).sys().unwrap().columns_at(100, scn, "AL32UTF8", "AL16UTF16").unwrap().unwrap()
+}
+
+#[test]
+fn the_columns_from_col_rows_agree_with_the_export_and_follow_the_ddl() {
+    let mut e = emitter(&col_document(), true);
+    let exported = dictionary(&e).lookup(100, 10).unwrap().columns.clone();
+    assert_eq!(app_t_columns(&e, 10), exported);
+    assert!(column_differences(&exported, &app_t_columns(&e, 10)).is_empty());
+    commit(&mut e, 100, vec![col_insert(1, 100, 2, "NOTE")]);
+    let added = app_t_columns(&e, 100);
+    assert_eq!(added.len(), 2);
+    let note = &added[1];
+    assert_eq!((note.segcol_no, &*note.name, note.type_code), (2, "NOTE", 1));
+    assert_eq!((note.charset.as_deref(), note.nullable, note.hidden), (Some("AL32UTF8"), true, false));
+    // the version the text gave has not changed here (no DDL record): the difference says so
+    assert_eq!(column_differences(&exported, &added), vec!["SEGCOL# 2: NOTE only in COL$".to_owned()]);
+    // SET UNUSED: PROPERTY gets the unused and hidden bits (and Oracle renames the column)
+    commit(
+        &mut e,
+        150,
+        vec![change(URP, COL, C_OBJ, 1, &[(5, text("SYS_C00002_X$")), (15, Some(num(0x8020)))])],
+    );
+    let unused = app_t_columns(&e, 150);
+    assert!(unused[1].hidden && &*unused[1].name == "SYS_C00002_X$");
+    assert_eq!(
+        column_differences(&added, &unused),
+        vec!["SEGCOL# 2 SYS_C00002_X$: name NOTE / SYS_C00002_X$, hidden false / true (DDL text / COL$)"
+            .to_owned()]
+    );
+    // a table without COL$ rows: not described by them
+    assert_eq!(dictionary(&e).sys().unwrap().columns_at(200, 150, "A", "B"), Ok(None));
+}
+
+#[test]
+fn a_virtual_column_has_no_storage_and_a_col_row_without_a_kept_column_is_an_error() {
+    let mut doc: Value = serde_json::from_str(&col_document()).unwrap();
+    let mut virtual_col = col_row(5, 100, 2, "V", 2, 22);
+    virtual_col["SEGCOL#"] = json!(0);
+    let mut broken = col_row(6, 100, 3, "B", 2, 22);
+    broken["TYPE#"] = Value::Null;
+    doc["sys"]["COL$"].as_array_mut().unwrap().push(virtual_col);
+    let e = emitter(&doc.to_string(), true);
+    assert_eq!(app_t_columns(&e, 10).len(), 1);
+    doc["sys"]["COL$"].as_array_mut().unwrap().push(broken);
+    let e = emitter(&doc.to_string(), true);
+    let err = dictionary(&e).sys().unwrap().columns_at(100, 10, "A", "B").unwrap_err();
+    assert!(err.contains("column B of object 100 at SCN 10 has no TYPE#"), "{err}");
+}
