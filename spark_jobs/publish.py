@@ -65,7 +65,13 @@ from spark_jobs.common import (
     ship_module,
     spark_warehouse,
 )
-from spark_jobs.replay import apply_later_ddl, later_ddl, partition_removals, replayed_changes
+from spark_jobs.replay import (
+    apply_later_ddl,
+    later_ddl,
+    partition_removals,
+    published_after,
+    replayed_changes,
+)
 from spark_jobs.tables import CHANGELOG, DeltaStore, IcebergStore, Ownership, Store, table_name, widens
 
 EXIT_REFUSED = 3
@@ -206,11 +212,13 @@ def fold_mirrors(
         if source in sources:
             changed, cut_reports[source] = partition_removals(changed, store.frame(sources[source]), source,
                                                               cuts, batch_id)  # fmt: skip
-    later = replayed_changes(spark, changed, store, owned, batch_id, keep)
+    floor = changed.agg(F.min("commit_scn")).first()[0]  # the batch's lowest commit SCN
+    published = published_after(store, owned, batch_id, floor)
+    later = replayed_changes(spark, changed, published, keep)
     if later is not None:
         changed = changed.unionByName(later.where(F.col("source_table").isin(list(sources))))
     # a re-run under later TRUNCATE / partition cuts: what they removed stays removed
-    later_cuts, replay_notes = later_ddl(changed, store, owned, batch, batch_id, sources)
+    later_cuts, replay_notes = later_ddl(published, floor, batch, sources)
     changed, later_reports = apply_later_ddl(changed, later_cuts, batch_id)
     keyed = {**{s: k for s, k in schema.keys.items() if s in sources}, **mirror.key_columns(changed)}
     existing = []

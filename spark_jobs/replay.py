@@ -7,9 +7,10 @@ mirror rows that already hold later changes. Its fold must end where the later h
 * the later TRUNCATE and DROP / TRUNCATE PARTITION of its tables have no row changes to replay:
   what each removed is in its batch's ``PUBLISHED`` report (``truncated_at_scn``,
   ``partitions_removed`` with the ROWID prefixes), which ``later_ddl`` reads for the batches whose
-  DDL records the changelog holds from this batch's lowest commit SCN on. ``apply_later_ddl`` then
-  leaves out the changes before a later TRUNCATE and puts a delete at each later partition cut for
-  the keys whose row was in it (``partition_removals``, the function the cut's own batch used).
+  DDL records the changelog holds from this batch's lowest commit SCN on (``published_after``, the
+  changelog slice both read). ``apply_later_ddl`` then leaves out the changes before a later
+  TRUNCATE and puts a delete at each later partition cut for the keys whose row was in it
+  (``partition_removals``, the function the cut's own batch used).
 
 A later DDL batch whose ``PUBLISHED`` cannot be read is named in a note (its cuts are not known, the
 rows they removed may come back), never skipped silently.
@@ -25,12 +26,25 @@ from redo_lib.trail.lineage import PartitionCut
 from spark_jobs import mirror
 from spark_jobs.tables import CHANGELOG, Ownership, Store
 
-__all__ = ["LaterDdl", "apply_later_ddl", "later_ddl", "partition_removals", "replayed_changes"]
+__all__ = [
+    "LaterDdl", "apply_later_ddl", "later_ddl", "partition_removals", "published_after", "replayed_changes",
+]  # fmt: skip
 
 
-def replayed_changes(
-    spark: Any, changed: Any, store: Store, owned: Ownership, batch_id: str, keep: list[Any]
-) -> Any:
+def published_after(store: Store, owned: Ownership, batch_id: str, floor: int | None) -> Any:
+    """The changelog's rows committed at ``floor`` (the batch's lowest commit SCN) or above that
+    this publish does not replace (its own rows, those it owns: ``Ownership``); None when there is
+    no changelog or no floor (a batch without changes)."""
+    from pyspark.sql import functions as F
+
+    changelog = store.frame(CHANGELOG)
+    if floor is None or changelog is None:
+        return None
+    replaced = F.coalesce(F.col("batch_id") == batch_id, F.lit(False)) | owned.condition()
+    return changelog.where((F.col("commit_scn") >= int(floor)) & ~replaced)
+
+
+def replayed_changes(spark: Any, changed: Any, published: Any, keep: list[Any]) -> Any:
     """The changes published after this batch's first commit to the keys it touches (None if none).
 
     A batch that is not the newest one published (a backfill, a re-run of an older batch) is folded
@@ -38,15 +52,13 @@ def replayed_changes(
     of the same keys, in commit order, gives the state the mirror must hold: replaying a suffix of a
     key's history over the state it led to changes nothing (an insert or delete resets the row, an
     update sets the columns it carries to their last values). Later changes come from the changelog,
-    read by Spark (every table's rows from the batch's lowest commit SCN on, other than the ones this
-    publish replaces), with keys joined by primary-key updates followed to the end of their chain.
-    Cached frames are added to ``keep`` (the caller unpersists them)."""
+    read by Spark (``published``: every table's rows from the batch's lowest commit SCN on, other
+    than the ones this publish replaces), with keys joined by primary-key updates followed to the
+    end of their chain. Cached frames are added to ``keep`` (the caller unpersists them)."""
     from pyspark.sql import functions as F
 
-    floor = changed.agg(F.min("commit_scn")).first()[0]
     tables = [r[0] for r in changed.select("source_table").distinct().collect()]
-    changelog = store.frame(CHANGELOG)
-    if floor is None or not tables or changelog is None:
+    if published is None or not tables:
         return None
     pairs = [tuple(t.split(".", 1)) if "." in t else ("", t) for t in tables]
     wanted_tables = F.lit(False)
@@ -54,9 +66,7 @@ def replayed_changes(
         wanted_tables = wanted_tables | (
             (F.coalesce(F.col("owner"), F.lit("")) == owner) & (F.col("table") == table)
         )
-    replaced = F.coalesce(F.col("batch_id") == batch_id, F.lit(False)) | owned.condition()
-    rows = changelog.where((F.col("commit_scn") >= int(floor)) & wanted_tables & ~replaced)
-    later = mirror.changes(rows).cache()
+    later = mirror.changes(published.where(wanted_tables)).cache()
     keep.append(later)
     if later.isEmpty():
         return None
@@ -138,26 +148,28 @@ class LaterDdl:
     truncated_at: int | None = None  # commit SCN of the last later TRUNCATE
     cuts: list[tuple[str, PartitionCut]] = field(default_factory=list)  # (batch id, cut) in commit order
 
-    def report(self) -> list[dict[str, Any]]:
-        """PUBLISHED's ``later_ddl`` entry of the mirror."""
+    def report(self, removed: dict[PartitionCut, int]) -> list[dict[str, Any]]:
+        """PUBLISHED's ``later_ddl`` entry of the mirror; ``removed``: per cut replayed, the keys it
+        removed again (``batch_keys``)."""
         out = [{"ddl": "TRUNCATE", "commit_scn": self.truncated_at}] if self.truncated_at is not None else []
-        return out + [{"batch_id": batch, **cut.to_dict()} for batch, cut in self.cuts]
+        return out + [
+            {"batch_id": batch, **cut.to_dict(), **({"batch_keys": removed[cut]} if cut in removed else {})}
+            for batch, cut in self.cuts
+        ]
 
 
 def later_ddl(
-    changed: Any, store: Store, owned: Ownership, batch: Any, batch_id: str, sources: dict[str, str]
+    published: Any, floor: int | None, batch: Any, sources: dict[str, str]
 ) -> tuple[dict[str, LaterDdl], list[str]]:
     """Per source table of ``sources`` (source -> mirror name), the TRUNCATE and partition cuts that
-    batches other than this one published at commit SCNs from the batch's lowest one on, read from
-    their ``PUBLISHED`` (``batch.sibling``); and notes naming the batches whose report is missing."""
+    batches other than this one published at commit SCNs from the batch's lowest one (``floor``) on:
+    the batches of the DDL records in ``published`` (``published_after``), read from their
+    ``PUBLISHED`` (``batch.sibling``); and notes naming the batches whose report is missing."""
     from pyspark.sql import functions as F
 
-    floor = changed.agg(F.min("commit_scn")).first()[0]
-    changelog = store.frame(CHANGELOG)
-    if floor is None or changelog is None or batch is None:
+    if published is None or floor is None or batch is None:
         return {}, []
-    replaced = F.coalesce(F.col("batch_id") == batch_id, F.lit(False)) | owned.condition()
-    rows = changelog.where((F.col("op") == "DDL") & (F.col("commit_scn") >= int(floor)) & ~replaced)
+    rows = published.where(F.col("op") == "DDL")
     batches = sorted({r[0] for r in rows.select("batch_id").distinct().collect() if r[0]})
     mirrors = {name: source for source, name in sources.items()}
     found: dict[str, LaterDdl] = {}
@@ -176,11 +188,9 @@ def later_ddl(
             truncated = change.get("truncated_at_scn")
             if truncated is not None and truncated >= floor:
                 entry.truncated_at = max(truncated, entry.truncated_at or 0)
-            for cut in change.get("partitions_removed") or ():
-                words = cut["ddl"].split(" ", 2)  # "TRUNCATE PARTITION P1", "DROP SUBPARTITION"
-                entry.cuts.append((later, PartitionCut(int(cut["commit_scn"]), " ".join(words[:2]),
-                                                       words[2] if len(words) > 2 else "",
-                                                       tuple(cut.get("rowid_prefixes") or ()))))  # fmt: skip
+            entry.cuts += [
+                (later, PartitionCut.from_dict(cut)) for cut in change.get("partitions_removed") or ()
+            ]
     for entry in found.values():
         entry.cuts.sort(key=lambda c: c[1].commit_scn)
     return {s: e for s, e in found.items() if e.truncated_at is not None or e.cuts}, notes
@@ -205,10 +215,5 @@ def apply_later_ddl(
         counted: list[dict[str, Any]] = []
         if cuts:
             changed, counted = partition_removals(changed, None, source, cuts, batch_id)
-        removed = {(c["commit_scn"], c["ddl"]): c.get("batch_keys") for c in counted}
-        reports[source] = [
-            {**entry, **({"batch_keys": removed[(entry["commit_scn"], entry["ddl"])]}
-                         if (entry.get("commit_scn"), entry.get("ddl")) in removed else {})}
-            for entry in ddl.report()
-        ]  # fmt: skip
+        reports[source] = ddl.report({cut: c["batch_keys"] for cut, c in zip(cuts, counted, strict=True)})
     return changed, reports

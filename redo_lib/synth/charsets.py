@@ -17,6 +17,7 @@ import functools
 import random
 
 from redo_lib.errors import ScenarioError
+from redo_lib.values.text import PYTHON_CODECS as TWIN_CODECS
 from redo_lib.values.text import encode_text as _encode_twin
 
 __all__ = [
@@ -33,17 +34,11 @@ __all__ = [
     "holds",
 ]
 
-#: Oracle name -> the Python codec that writes it (UTF8, CESU-8, is the values twin's own).
+#: Oracle name -> the Python codec that writes it: the values twin's sets (``values.text``), UTF8
+#: (CESU-8, the twin's own encoder) and the others
 PYTHON_CODECS: dict[str, str] = {
-    "US7ASCII": "ascii",
-    "WE8ISO8859P1": "latin-1",
-    "WE8ISO8859P15": "iso8859_15",
-    "EE8MSWIN1250": "cp1250",
-    "CL8MSWIN1251": "cp1251",
-    "WE8MSWIN1252": "cp1252",
+    **TWIN_CODECS,
     "UTF8": "cesu-8",
-    "AL32UTF8": "utf-8",
-    "AL16UTF16": "utf-16-be",
     "AL16UTF16LE": "utf-16-le",
     "EE8ISO8859P2": "iso8859_2",
     "SE8ISO8859P3": "iso8859_3",

@@ -198,6 +198,13 @@ class PartitionedTable:
         value = values[self.spec.index_of(pb.subpartition_column)]
         return part.subs[hash_bucket(column.type, value, len(part.subs))].state
 
+    def check_unique_elsewhere(self, values: Sequence[Any], txn: int, segment: TableState) -> None:
+        """The unique keys of a row going into ``segment``, against the table's other segments
+        (``TableState.check_unique`` checks the segment's own rows)."""
+        for other in self.segments:
+            if other is not segment:
+                other.check_unique(values, txn)
+
 
 def object_model(e: Engine) -> dict[str, dict[str, Any]]:
     """Read-only: the objects the generator's model holds now, per table full name (``OWNER.NAME``):
@@ -394,9 +401,7 @@ def _insert(e: Engine, t: OpenTxn, step: Any, pt: PartitionedTable, fn: Callable
         if state is not current[0]:
             flush()
             current[0] = state
-        for other in pt.segments:
-            if other is not state:
-                other.check_unique(values, t.ident)
+        pt.check_unique_elsewhere(values, t.ident, state)
         group.append(raw)
     flush()
 
@@ -443,7 +448,5 @@ def _update_partition_key(e: Engine, t: OpenTxn, step: Update, pt: PartitionedTa
             part = create_interval(e, t, pt, high)
         target = pt.segment(part, values)
         dml.delete_rows(e, t, state, [row])
-        for other in pt.segments:
-            if other is not target:
-                other.check_unique(values, t.ident)
+        pt.check_unique_elsewhere(values, t.ident, target)
         dml.insert_rows(e, t, target, [target.build_row(tuple(values))], lob_pieces=step.lob_pieces)

@@ -61,6 +61,13 @@ class PartitionCut:
                "notes": list(self.notes)}  # fmt: skip
         return {k: v for k, v in out.items() if v != []}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PartitionCut:
+        """The cut of a PUBLISHED report (``to_dict``'s form; the counts publish adds left out)."""
+        verb, kind, *name = data["ddl"].split(" ", 2)  # "TRUNCATE PARTITION P1", "DROP SUBPARTITION"
+        return cls(int(data["commit_scn"]), f"{verb} {kind}", "".join(name), tuple(data.get("rowid_prefixes", ())),
+                   tuple(data.get("ambiguous_prefixes", ())), tuple(data.get("notes", ())))  # fmt: skip
+
 
 def partition_cuts(
     history: DictionaryHistory, owner: str, table: str, clause: str, names: Iterable[str], commit_scn: int

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping
 from redo_lib.errors import ValueDecodeError
 
 __all__ = [
+    "PYTHON_CODECS",
     "TWIN_CHARSET_NAMES",
     "charset_name",
     "charset_names",
@@ -80,7 +81,8 @@ TWIN_CHARSET_NAMES: Mapping[int, str] = types.MappingProxyType(
     }
 )
 
-_PYTHON_CODECS: dict[str, str] = {
+#: the Python codec of each charset the twin reads (UTF8, CESU-8, is written by hand below)
+PYTHON_CODECS: dict[str, str] = {
     "US7ASCII": "ascii",
     "WE8ISO8859P1": "latin-1",
     "WE8ISO8859P15": "iso8859_15",
@@ -136,7 +138,7 @@ def _encode_cesu8(text: str) -> bytes:
 def _codec_pair(name: str) -> tuple[Callable[[bytes], str], Callable[[str], bytes]]:
     if name == "UTF8":
         return _decode_cesu8, _encode_cesu8
-    codec = _PYTHON_CODECS[name]
+    codec = PYTHON_CODECS[name]
 
     def decode(data: bytes) -> str:
         return data.decode(codec)

@@ -11,7 +11,7 @@ from typing import Any
 from redo_lib.dictionary.ddl import apply_ddl
 from redo_lib.dictionary.history import SYS_TABLES, DictionaryHistory
 from redo_lib.dictionary.model import ColumnDef, KeyKind, TableVersion
-from redo_lib.trail.lineage import DROPPED, TableChanges, name_epochs, table_changes
+from redo_lib.trail.lineage import DROPPED, PartitionCut, TableChanges, name_epochs, table_changes
 
 
 def _col(segcol: int, name: str) -> ColumnDef:
@@ -135,3 +135,15 @@ def test_partition_maintenance_without_sys_rows_is_noted_as_not_replayed() -> No
     changes = table_changes(_partition_records(PARTITION_TEXTS[1:2]), history)["APP.ORDERS"]
     assert changes.steps == [] and len(changes.notes) == 1
     assert "not replayed" in changes.notes[0] and "ADD PARTITION" in changes.notes[0]
+
+
+def test_a_partition_cut_reads_back_from_its_published_form() -> None:
+    """A re-run reads the cuts of later batches from their PUBLISHED (spark_jobs/replay.py): the
+    report's form, with the counts publish adds, gives the cut back."""
+    cuts = [
+        PartitionCut(2010, "TRUNCATE PARTITION", "P1", ("AAABkZ",)),
+        PartitionCut(4010, "DROP SUBPARTITION", "SP_2", ("AAABla", "AAABlb"), ("AAABlc",), ("P3 was split",)),
+        PartitionCut(5000, "DROP PARTITION", "", notes=("names no partition",)),
+    ]
+    for cut in cuts:
+        assert PartitionCut.from_dict({**cut.to_dict(), "held_rows": 2, "batch_keys": 1}) == cut
