@@ -178,25 +178,20 @@ fn single_byte(
     rule: Rule,
     out: &mut String,
 ) -> std::result::Result<(), &'static str> {
-    if rule == Rule::IsoC1 {
+    match rule {
         // ISO-8859-9 is windows-1254 but for 0x80-0x9F, the C1 controls
-        let mut rest = data;
-        while let Some(pos) = rest.iter().position(|b| (0x80..=0x9F).contains(b)) {
-            whatwg(&rest[..pos], enc, false, out)?;
-            out.push(char::from(rest[pos]));
-            rest = &rest[pos + 1..];
+        Rule::IsoC1 => {
+            return whatwg_overridden(data, enc, out, |b| (0x80..=0x9F).contains(&b).then(|| char::from(b)))
         }
-        return whatwg(rest, enc, false, out);
-    }
-    if rule == Rule::Koi8U && data.iter().any(|&b| b == 0xAE || b == 0xBE) {
         // RFC 2319's box drawings where KOI8-RU has ў / Ў
-        let mut rest = data;
-        while let Some(pos) = rest.iter().position(|&b| b == 0xAE || b == 0xBE) {
-            whatwg(&rest[..pos], enc, false, out)?;
-            out.push(if rest[pos] == 0xAE { '\u{255D}' } else { '\u{256C}' });
-            rest = &rest[pos + 1..];
+        Rule::Koi8U => {
+            return whatwg_overridden(data, enc, out, |b| match b {
+                0xAE => Some('\u{255D}'),
+                0xBE => Some('\u{256C}'),
+                _ => None,
+            })
         }
-        return whatwg(rest, enc, false, out);
+        _ => {}
     }
     let start = out.len();
     whatwg(data, enc, false, out)?;
@@ -204,6 +199,22 @@ fn single_byte(
         return Err(UNDEFINED_REASON);
     }
     Ok(())
+}
+
+/// A single-byte set read by a WHATWG encoding but for the bytes `over` gives Oracle's character of.
+fn whatwg_overridden(
+    data: &[u8],
+    enc: &'static Encoding,
+    out: &mut String,
+    over: impl Fn(u8) -> Option<char>,
+) -> std::result::Result<(), &'static str> {
+    let mut rest = data;
+    while let Some((pos, c)) = rest.iter().enumerate().find_map(|(i, &b)| over(b).map(|c| (i, c))) {
+        whatwg(&rest[..pos], enc, false, out)?;
+        out.push(c);
+        rest = &rest[pos + 1..];
+    }
+    whatwg(rest, enc, false, out)
 }
 
 /// The structure Oracle's set allows, checked before the WHATWG decoder reads the bytes.
