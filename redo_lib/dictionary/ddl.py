@@ -308,6 +308,8 @@ def _column(
         precision, scale = (size if size is not None else 126), None
     elif typ.name.startswith("TIMESTAMP"):
         scale = size if size is not None else 6
+        if scale == 0 and typ.name == "TIMESTAMP":  # COL$.LENGTH 7 for TIMESTAMP(0) (a real 23ai's)
+            length = 7
     elif typ.name.startswith("INTERVAL"):
         precision = size if size is not None else 2
         scale = (scale if scale is not None else 6) if typ.name.endswith("SECOND") else 0

@@ -3,10 +3,13 @@
 A scenario value goes through three steps:
 
 * :func:`normalize` turns what YAML or Python hands us (``{repeat: "ab", times: 600}`` builds a long
-  VARCHAR2 / CHAR / RAW value) into the one canonical Python value per type
-  (``Decimal`` for NUMBER, ``str`` for VARCHAR2 / CHAR with CHAR blank-padded to its length,
-  ``datetime`` for DATE, :class:`Timestamp` for TIMESTAMP, ``bytes`` for RAW, ``float`` for
-  BINARY_DOUBLE) or ``None`` for SQL NULL. As in Oracle, the empty string and empty RAW are NULL.
+  VARCHAR2 / CHAR / RAW value) into the one canonical Python value per type, as Oracle stores it
+  (``Decimal`` for NUMBER / INTEGER / DECIMAL / FLOAT(b), rounded to the declared scale or digits,
+  ``str`` for VARCHAR2 / CHAR / NVARCHAR2 / NCHAR with CHAR blank-padded to its bytes and NCHAR to
+  its characters, ``datetime`` for DATE, :class:`Timestamp` for TIMESTAMP (TIMESTAMP(n): rounded to
+  n digits), ``bytes`` for RAW, ``float`` for BINARY_DOUBLE / BINARY_FLOAT (a 32-bit one), ``bool``
+  for BOOLEAN, ``typevalues.YearMonth`` / ``DaySecond`` for the intervals) or ``None`` for SQL NULL.
+  As in Oracle, the empty string and empty RAW are NULL.
 * :func:`encode` gives the column bytes of redo-format §7 (through ``redo_lib.values``; text in the
   column's character set, ``ColumnType.charset``: the scenario's database set, the national set
   for NCLOB, through ``synth.charsets``);
@@ -14,7 +17,9 @@ A scenario value goes through three steps:
   the SQL value itself, never from the bytes: NUMBER exact decimal (``1011``, ``-0.5``, ``12.5``),
   VARCHAR2 as is, CHAR blank-padded, DATE ``YYYY-MM-DDTHH:MM:SS``, TIMESTAMP the same plus
   ``.fffffffff`` (nine digits) when the nanoseconds are not zero, RAW upper-case hex,
-  BINARY_DOUBLE ``repr`` (``Inf``, ``-Inf``, ``Nan`` for the specials).
+  BINARY_DOUBLE ``repr`` (``Inf``, ``-Inf``, ``Nan`` for the specials), BINARY_FLOAT the shortest
+  text of its 32-bit float, BOOLEAN ``TRUE`` / ``FALSE``, intervals ``+02-03`` /
+  ``+01 02:03:04.500000000`` (docs/generator.md, "Column types").
 
 Bad values raise ``ScenarioError``.
 """
@@ -30,8 +35,19 @@ from typing import Any, final
 
 from redo_lib.errors import RedoError, ScenarioError
 from redo_lib.synth.charsets import encode_text
+from redo_lib.synth.typevalues import (
+    DaySecond,
+    YearMonth,
+    float_digits,
+    normalize_binary,
+    normalize_boolean,
+    normalize_day_second,
+    normalize_year_month,
+    round_moment,
+)
 from redo_lib.values.codecs import encode_value, lob_charset
-from redo_lib.values.datetimes import encode_timestamp
+from redo_lib.values.datetimes import encode_interval_ds, encode_interval_ym, encode_timestamp
+from redo_lib.values.floats import render_binary_float
 
 __all__ = [
     "LOB_TYPES",
@@ -57,7 +73,17 @@ TYPE_CODES = {
     "CLOB": 112,
     "NCLOB": 112,  # charset form 2
     "BLOB": 113,
+    "NVARCHAR2": 1,  # charset form 2
+    "NCHAR": 96,  # charset form 2
+    "FLOAT": 2,  # NUMBER with a binary precision (COL$.SCALE -127)
+    "BINARY_FLOAT": 100,
+    "BOOLEAN": 252,  # 23ai
+    "INTERVAL YEAR TO MONTH": 182,
+    "INTERVAL DAY TO SECOND": 183,
 }
+#: ANSI names Oracle declares as NUMBER: INTEGER / INT / SMALLINT are NUMBER(*,0), DECIMAL / DEC /
+#: NUMERIC(p,s) NUMBER(p,s) (scale 0, no precision when not written), as dictionary/ddl.py reads them
+_NUMBER_ALIASES = frozenset({"INTEGER", "INT", "SMALLINT", "DECIMAL", "DEC", "NUMERIC"})
 LOB_TYPES = frozenset({"CLOB", "NCLOB", "BLOB"})
 _DEFAULT_LENGTH = {
     "NUMBER": 22,
@@ -70,12 +96,23 @@ _DEFAULT_LENGTH = {
     "CLOB": 4000,  # the locator's size in the dictionary, as DBA_TAB_COLS shows LOBs
     "NCLOB": 4000,
     "BLOB": 4000,
+    "FLOAT": 22,
+    "BINARY_FLOAT": 4,
+    "BOOLEAN": 1,
+    "INTERVAL YEAR TO MONTH": 5,
+    "INTERVAL DAY TO SECOND": 11,
 }
-_MAX_LENGTH = {"VARCHAR2": 4000, "CHAR": 2000, "RAW": 2000}
-_TYPE_RE = re.compile(r"^\s*([A-Z_0-9]+)\s*(?:\(\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?\))?\s*$")
+_MAX_LENGTH = {"VARCHAR2": 4000, "CHAR": 2000, "RAW": 2000, "NVARCHAR2": 4000, "NCHAR": 2000}
+_TYPE_RE = re.compile(r"^\s*([A-Z_0-9]+)\s*(?:\(\s*(\d+|\*)\s*(?:,\s*(-?\d+)\s*)?\))?\s*$")
+_INTERVAL_RE = re.compile(
+    r"^\s*INTERVAL\s+(YEAR|DAY)\s*(?:\(\s*(\d)\s*\))?\s+TO\s+(MONTH|SECOND)\s*(?:\(\s*(\d)\s*\))?\s*$"
+)
 _CHARSET = "AL32UTF8"
 _NATIONAL = "AL16UTF16"
-_TEXT_TYPES = frozenset({"VARCHAR2", "CHAR", "CLOB", "NCLOB"})
+_TEXT_TYPES = frozenset({"VARCHAR2", "CHAR", "CLOB", "NCLOB", "NVARCHAR2", "NCHAR"})
+_NATIONAL_TYPES = frozenset({"NCLOB", "NVARCHAR2", "NCHAR"})
+#: bytes a character of the national set takes at most (NVARCHAR2(n) / NCHAR(n) are n characters)
+_NATIONAL_WIDTH = {"AL16UTF16": 2, "UTF8": 3}
 
 
 @final
@@ -94,8 +131,10 @@ class Timestamp:
 @final
 @dataclass(frozen=True, slots=True)
 class ColumnType:
-    """A declared column type: ``name`` (NUMBER, VARCHAR2, ...), ``length`` in bytes, NUMBER
-    precision / scale when declared."""
+    """A declared column type: ``name`` (NUMBER, VARCHAR2, ... as DBA_TAB_COLS's DATA_TYPE names it),
+    ``length`` in bytes, ``precision`` / ``scale`` as COL$ holds them: NUMBER's, FLOAT's binary
+    precision, TIMESTAMP(n)'s n as scale (None for a plain ``TIMESTAMP``, which the generator keeps
+    to nine digits), an INTERVAL's leading precision and (DAY TO SECOND) fractional digits."""
 
     name: str
     length: int
@@ -110,39 +149,115 @@ class ColumnType:
 
     @property
     def charset(self) -> str | None:
-        """The character set of the column's text (the national one for NCLOB), ``None`` if no text."""
+        """The character set of the column's text (the national one for NCLOB / NVARCHAR2 / NCHAR),
+        ``None`` if no text."""
         if self.name not in _TEXT_TYPES:
             return None
-        return self.national_charset if self.name == "NCLOB" else self.db_charset
+        return self.national_charset if self.name in _NATIONAL_TYPES else self.db_charset
+
+    @property
+    def char_length(self) -> int | None:
+        """The declared length in characters (DBA_TAB_COLS CHAR_LENGTH) of a VARCHAR2 / CHAR (byte
+        semantics: its bytes) or NVARCHAR2 / NCHAR (characters of the national set)."""
+        if self.name in ("VARCHAR2", "CHAR"):
+            return self.length
+        if self.name in ("NVARCHAR2", "NCHAR"):
+            return self.length // _NATIONAL_WIDTH[self.national_charset]
+        return None
 
     def __str__(self) -> str:
-        if self.name in ("VARCHAR2", "CHAR", "RAW"):
-            return f"{self.name}({self.length})"
-        if self.name == "NUMBER" and self.precision is not None:
+        name = self.name
+        if name in ("VARCHAR2", "CHAR", "RAW"):
+            return f"{name}({self.length})"
+        if name in ("NVARCHAR2", "NCHAR"):
+            return f"{name}({self.char_length})"
+        if name == "NUMBER" and self.precision is not None:
             return f"NUMBER({self.precision},{self.scale or 0})"
-        return self.name
+        if name == "NUMBER" and self.scale is not None:
+            return f"NUMBER(*,{self.scale})"
+        if name == "FLOAT":
+            return f"FLOAT({self.precision})"
+        if name == "TIMESTAMP" and self.scale is not None:
+            return f"TIMESTAMP({self.scale})"
+        if name == "INTERVAL YEAR TO MONTH":
+            return f"INTERVAL YEAR({self.precision}) TO MONTH"
+        if name == "INTERVAL DAY TO SECOND":
+            return f"INTERVAL DAY({self.precision}) TO SECOND({self.scale})"
+        return name
 
 
 def parse_type(text: str, db_charset: str = _CHARSET, national_charset: str = _NATIONAL) -> ColumnType:
-    """``VARCHAR2(30)`` / ``CHAR(5)`` / ``NUMBER`` / ``NUMBER(10,2)`` / ``DATE`` / ``TIMESTAMP`` /
-    ``RAW(16)`` / ``BINARY_DOUBLE`` -> ColumnType, in a database of those character sets. Anything
-    else raises ``ScenarioError``."""
+    """``VARCHAR2(30)`` / ``CHAR(5)`` / ``NVARCHAR2(30)`` / ``NCHAR(5)`` / ``NUMBER`` / ``NUMBER(10,2)``
+    / ``INTEGER`` / ``DECIMAL(9,2)`` / ``FLOAT(b)`` / ``DATE`` / ``TIMESTAMP`` / ``TIMESTAMP(n)`` /
+    ``RAW(16)`` / ``BINARY_FLOAT`` / ``BINARY_DOUBLE`` / ``BOOLEAN`` / ``INTERVAL YEAR(p) TO MONTH`` /
+    ``INTERVAL DAY(p) TO SECOND(s)`` / LOBs -> ColumnType, in a database of those character sets, with
+    the length, precision and scale Oracle's dictionary gives the declaration. Anything else raises
+    ``ScenarioError``."""
     sets = {"db_charset": db_charset, "national_charset": national_charset}
-    match = _TYPE_RE.match(str(text).upper())
-    if not match or match.group(1) not in TYPE_CODES:
+    upper = " ".join(str(text).upper().split())
+    interval = _INTERVAL_RE.match(upper)
+    if interval:
+        return _interval_type(text, interval, sets)
+    match = _TYPE_RE.match(upper)
+    name = match.group(1) if match else ""
+    if match and name in _NUMBER_ALIASES:
+        if name in ("INTEGER", "INT", "SMALLINT") and match.group(2):
+            raise ScenarioError(f"column type {text!r}: {name} takes no precision")
+        name, match = "NUMBER", _TYPE_RE.match(f"NUMBER({match.group(2) or '*'},{match.group(3) or 0})")
+    if not match or name not in TYPE_CODES:
         raise ScenarioError(f"unsupported column type {text!r} (supported: {', '.join(TYPE_CODES)})")
-    name, first, second = match.group(1), match.group(2), match.group(3)
+    assert match is not None
+    first, second = match.group(2), match.group(3)
     if name == "NUMBER":
-        precision = int(first) if first else None
-        return ColumnType(name, 22, precision, int(second) if second else (0 if first else None), **sets)
-    if second is not None or (first and name not in _MAX_LENGTH and name != "TIMESTAMP"):
+        precision = int(first) if first and first != "*" else None
+        if precision is not None and not 1 <= precision <= 38:
+            raise ScenarioError(f"column type {text!r}: precision must be 1..38 (ORA-01727)")
+        scale = int(second) if second else (0 if first else None)
+        if scale is not None and not -84 <= scale <= 127:
+            raise ScenarioError(f"column type {text!r}: scale must be -84..127 (ORA-01728)")
+        return ColumnType(name, 22, precision, scale, **sets)
+    if first == "*" or (second is not None) or (first and name not in (*_MAX_LENGTH, "TIMESTAMP", "FLOAT")):
         raise ScenarioError(f"column type {text!r}: unexpected length or scale")
+    if name == "FLOAT":
+        precision = int(first) if first else 126
+        if not 1 <= precision <= 126:
+            raise ScenarioError(f"column type {text!r}: FLOAT precision must be 1..126 (ORA-01724)")
+        return ColumnType(name, 22, precision, None, **sets)
+    if name == "TIMESTAMP" and first:
+        digits = int(first)
+        if digits > 9:
+            raise ScenarioError(
+                f"column type {text!r}: fractional seconds precision must be 0..9 (ORA-30088)"
+            )
+        return ColumnType(name, 7 if digits == 0 else 11, None, digits, **sets)  # as COL$ of a 23ai
+    if name in ("NVARCHAR2", "NCHAR"):
+        width = _NATIONAL_WIDTH.get(national_charset)
+        if width is None:
+            raise ScenarioError(
+                f"column type {text!r}: national character set {national_charset} is not AL16UTF16 or UTF8"
+            )
+        chars = int(first) if first else (1 if name == "NCHAR" else 0)
+        if not 1 <= chars <= _MAX_LENGTH[name] // width:
+            raise ScenarioError(
+                f"column type {text!r}: length must be 1..{_MAX_LENGTH[name] // width} characters of {national_charset}"
+            )
+        return ColumnType(name, chars * width, **sets)
     if name in _MAX_LENGTH:
         length = int(first) if first else _DEFAULT_LENGTH[name]
         if not 1 <= length <= _MAX_LENGTH[name]:
             raise ScenarioError(f"column type {text!r}: length must be 1..{_MAX_LENGTH[name]}")
         return ColumnType(name, length, **sets)
     return ColumnType(name, _DEFAULT_LENGTH[name], **sets)
+
+
+def _interval_type(text: str, match: re.Match[str], sets: dict[str, str]) -> ColumnType:
+    unit, lead, last, frac = match.groups()
+    if (unit, last) not in (("YEAR", "MONTH"), ("DAY", "SECOND")) or (frac and last == "MONTH"):
+        raise ScenarioError(f"unsupported column type {text!r}: INTERVAL YEAR TO MONTH or DAY TO SECOND")
+    name = f"INTERVAL {unit} TO {last}"
+    precision = int(lead) if lead else 2
+    scale = (int(frac) if frac else 6) if last == "SECOND" else 0
+    return ColumnType(name, _DEFAULT_LENGTH[name], precision, scale, **sets)
 
 
 def type_text(ctype: ColumnType) -> str:
@@ -178,7 +293,7 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
     if value is None:
         return None
     name = ctype.name
-    if isinstance(value, dict):
+    if isinstance(value, dict) and not name.startswith("INTERVAL"):  # intervals: {years, months}, ...
         if name in LOB_TYPES and value == {"empty": True}:
             return "" if name != "BLOB" else b""  # EMPTY_CLOB() / EMPTY_BLOB(): a LOB, not NULL
         if set(value) != {"repeat", "times"} or name not in ("VARCHAR2", "CHAR", "RAW", *LOB_TYPES):
@@ -193,7 +308,19 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
         return str(value)
     if name == "BLOB":
         return normalize(ColumnType("RAW", 1 << 40), value, what)
-    if name == "NUMBER":
+    if name == "BOOLEAN":
+        return normalize_boolean(value, what)
+    if name == "BINARY_FLOAT":
+        return normalize_binary(value, name, what)
+    if name == "INTERVAL YEAR TO MONTH":
+        return normalize_year_month(value, ctype.precision or 2, what)
+    if name == "INTERVAL DAY TO SECOND":
+        return normalize_day_second(
+            value, ctype.precision or 2, 6 if ctype.scale is None else ctype.scale, what
+        )
+    if name in ("NVARCHAR2", "NCHAR"):
+        return _national_text(ctype, value, what)
+    if name in ("NUMBER", "FLOAT"):
         if isinstance(value, bool):
             raise ScenarioError(f"{what}: a boolean is not a NUMBER")
         try:
@@ -202,7 +329,11 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
             raise ScenarioError(f"{what}: {value!r} is not a number") from None
         if not number.is_finite():
             raise ScenarioError(f"{what}: NUMBER cannot hold {value!r}")
-        if ctype.scale is not None:
+        if name == "FLOAT" and not number.is_zero():  # FLOAT(b): ceil(b log10 2) significant digits
+            with decimal.localcontext() as context:
+                context.prec, context.rounding = float_digits(ctype.precision or 126), decimal.ROUND_HALF_UP
+                number = +number
+        elif ctype.scale is not None:
             with decimal.localcontext() as context:
                 context.prec = 100
                 number = number.quantize(
@@ -210,6 +341,10 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
                 )
         if len("".join(map(str, number.as_tuple().digits)).strip("0")) > 38:
             raise ScenarioError(f"{what}: {value!r} has more than 38 significant digits")
+        if name == "NUMBER" and ctype.precision is not None and not number.is_zero():
+            whole = number.adjusted() + 1  # digits left of the point (negative: zeros right of it)
+            if whole > ctype.precision - (ctype.scale or 0):
+                raise ScenarioError(f"{what}: {value!r} is too large for {ctype} (ORA-01438)")
         return number
     if name in ("VARCHAR2", "CHAR"):
         if not isinstance(value, str):
@@ -229,6 +364,8 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
     if name == "TIMESTAMP":
         moment, nanos = _parse_moment(value, what)
         _check_year(moment, what)
+        if ctype.scale is not None:  # TIMESTAMP(n): the fraction rounded to n digits
+            moment, nanos = round_moment(moment, nanos, ctype.scale, what)
         return Timestamp(moment, nanos)
     if name == "RAW":
         if isinstance(value, str):
@@ -241,16 +378,21 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
         if len(value) > ctype.length:
             raise ScenarioError(f"{what}: RAW value longer than {ctype}")
         return bytes(value) or None
-    # BINARY_DOUBLE
-    specials = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
-    if isinstance(value, str) and value.strip().lower() in specials:
-        return specials[value.strip().lower()]
-    if isinstance(value, bool) or not isinstance(value, int | float | decimal.Decimal | str):
-        raise ScenarioError(f"{what}: cannot use {value!r} as BINARY_DOUBLE")
-    try:
-        return float(value)
-    except ValueError:
-        raise ScenarioError(f"{what}: {value!r} is not a BINARY_DOUBLE") from None
+    return normalize_binary(value, name, what)  # BINARY_DOUBLE
+
+
+def _national_text(ctype: ColumnType, value: Any, what: str) -> str | None:
+    """NVARCHAR2(n) / NCHAR(n) text: at most n characters (UTF-16 code units, as AL16UTF16 and UTF8
+    count a supplementary character: two), NCHAR blank-padded to n; the national set must hold it."""
+    text = value if isinstance(value, str) else str(value)
+    if text == "":
+        return None
+    encode_text(text, ctype.national_charset, what)
+    chars = len(text.encode("utf-16-be", "surrogatepass")) // 2
+    limit = ctype.char_length or 0
+    if chars > limit:
+        raise ScenarioError(f"{what}: {text[:20]!r}... is longer than {ctype} (ORA-12899)")
+    return text + " " * (limit - chars) if ctype.name == "NCHAR" else text
 
 
 def _bad(what: str, value: Any, name: str) -> Any:
@@ -266,7 +408,11 @@ def encode(ctype: ColumnType, value: Any) -> bytes:
     """Column bytes of a normalised non-NULL value (redo-format §7), through ``redo_lib.values``."""
     try:
         if ctype.name == "TIMESTAMP":
-            return encode_timestamp(value.moment, nanos=value.nanos)
+            return encode_timestamp(value.moment, nanos=value.nanos)  # 7 bytes when no fraction
+        if isinstance(value, YearMonth):
+            return encode_interval_ym(0, value.months)
+        if isinstance(value, DaySecond):
+            return encode_interval_ds(nanos=value.nanos)
         if ctype.charset is not None and isinstance(value, str):
             charset = ctype.charset if ctype.code != TYPE_CODES["CLOB"] else lob_charset(ctype.charset)
             return encode_text(value, str(charset), f"{ctype} value")
@@ -280,10 +426,14 @@ def render(ctype: ColumnType, value: Any) -> str | None:
     if value is None:
         return None
     name = ctype.name
-    if name == "NUMBER":
+    if name in ("NUMBER", "FLOAT"):
         return _render_number(value)
-    if name in ("VARCHAR2", "CHAR", "CLOB", "NCLOB"):
+    if name in _TEXT_TYPES or name.startswith("INTERVAL"):
         return str(value)
+    if name == "BOOLEAN":
+        return "TRUE" if value else "FALSE"
+    if name == "BINARY_FLOAT":
+        return render_binary_float(value)
     if name == "DATE":
         return value.strftime("%Y-%m-%dT%H:%M:%S")
     if name == "TIMESTAMP":

@@ -46,7 +46,7 @@ from redo_lib.synth.database import TableState
 from redo_lib.synth.expected import ddl_record
 from redo_lib.synth.partitions import PartitionedTable, sys_rows_of_table
 from redo_lib.synth.partspec import bound_text
-from redo_lib.synth.scenario import PARTITION_STATEMENTS, ColumnSpec, Ddl, TableSpec
+from redo_lib.synth.scenario import PARTITION_STATEMENTS, ColumnSpec, Ddl, TableSpec, check_compat
 
 if TYPE_CHECKING:
     from redo_lib.synth.engine import Engine
@@ -240,6 +240,12 @@ def _check_waits(e: Engine, session: str, table: TableState) -> None:
 def run(e: Engine, step: Ddl) -> None:
     """Run one DDL step: implicit commit, the DDL transaction, the effect on the tables."""
     kind = step.statement
+    what = f"{step.statement} {step.table}"
+    check_compat(
+        (step.create.columns if step.create else ()) + ((step.column,) if step.column else ()),
+        e.settings,
+        what,
+    )
     if kind == "create_table":
         assert step.create is not None
         spec = step.create

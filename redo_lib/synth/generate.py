@@ -90,7 +90,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 scale=c.type.scale,
                 charset=c.type.charset,  # form 1: the database's; NCLOB: the national one
                 nullable=c.nullable,
-                char_length=c.type.length if c.type.name in ("VARCHAR2", "CHAR") else None,
+                char_length=c.type.char_length,
             )
             for i, c in enumerate(spec.columns)
         )

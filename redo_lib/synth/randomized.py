@@ -39,13 +39,14 @@ from typing import Any
 
 from redo_lib.errors import ScenarioError
 from redo_lib.synth import partddl
-from redo_lib.synth.charsets import alphabet, draw_charsets, encode_text
+from redo_lib.synth.charsets import draw_charsets
 from redo_lib.synth.columns import ColumnType, parse_type
 from redo_lib.synth.database import Row, TableState
 from redo_lib.synth.ddl import altered_spec
 from redo_lib.synth.engine import Engine
 from redo_lib.synth.partitions import PartitionedTable
 from redo_lib.synth.partspec import MAXVALUE, PartDef, PartitionBy
+from redo_lib.synth.randomtypes import BASIC_TYPES, add_type_columns, basic_value, random_table, random_value
 from redo_lib.synth.scenario import (
     PARTITION_STATEMENTS,
     ColumnSpec,
@@ -70,20 +71,6 @@ from redo_lib.synth.scenario import (
 )
 
 __all__ = ["random_scenario"]
-
-_TYPES = [
-    "NUMBER",
-    "NUMBER(10,2)",
-    "VARCHAR2(40)",
-    "VARCHAR2(400)",
-    "CHAR(6)",
-    "DATE",
-    "TIMESTAMP",
-    "RAW(12)",
-    "BINARY_DOUBLE",
-]
-_KEY_TYPES = ["NUMBER", "VARCHAR2(30)"]
-_TEXT = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'\"-_.,;:!?éßøæ漢字€"
 
 
 def random_scenario(
@@ -128,7 +115,9 @@ def random_scenario(
         resetlogs_id=rnd.randrange(1, 1 << 31),
         noise=Noise(),
     )
-    tables = tuple(_table(rnd, i, sets=(charset, national)) for i in range(rnd.randint(1, 4)))
+    tables = tuple(random_table(rnd, i, sets=(charset, national)) for i in range(rnd.randint(1, 4)))
+    # issue 34's types: columns and values from streams of their own (half the seeds: none)
+    tables, type_values = add_type_columns(seed, tables, settings.compat, (charset, national))
     threads = rnd.choice([1, 1, 2])
     session_count = 1 if one_transaction else rnd.randint(1, 4)
     sessions = tuple(SessionSpec(name=f"s{i + 1}", thread=1 + i % threads) for i in range(session_count))
@@ -150,6 +139,8 @@ def random_scenario(
         one_transaction=one_transaction,
         ddl=random.Random(seed ^ 0xDD1) if ddl else None,
         partitions=ddl and partitions,
+        type_values=type_values,
+        drawn=frozenset(c.type for t in tables for c in t.columns if c.name.startswith("Y")),
     )
     return Scenario(
         name=f"random-{seed}", settings=settings, tables=tables, sessions=sessions, steps=plan, random=params
@@ -189,31 +180,6 @@ def _partitioning(rnd: random.Random, spec: TableSpec) -> PartitionBy:
     )  # fmt: skip
 
 
-def _table(rnd: random.Random, i: int, name: str = "", *, sets: tuple[str, str]) -> TableSpec:
-    name = name or f"T{i + 1}"
-    kind = rnd.choice(["pk", "pk", "uk", "none"])
-    key_count = rnd.choice([1, 1, 2])
-    columns = [
-        ColumnSpec(name=f"K{j + 1}", type=parse_type(rnd.choice(_KEY_TYPES), *sets), nullable=kind == "none")
-        for j in range(key_count)
-    ]
-    for j in range(rnd.randint(1, 6)):
-        columns.append(
-            ColumnSpec(name=f"C{j + 1}", type=parse_type(rnd.choice(_TYPES), *sets), nullable=True)
-        )
-    if rnd.random() < 0.3:  # rows larger than a data block
-        columns += [
-            ColumnSpec(name=f"BIG{j + 1}", type=parse_type("VARCHAR2(1800)", *sets), nullable=True)
-            for j in range(3)
-        ]
-    keys = tuple(c.name for c in columns[:key_count])
-    if kind == "pk":
-        return TableSpec(owner="RND", name=name, columns=tuple(columns), primary_key=keys)
-    if kind == "uk":
-        return TableSpec(owner="RND", name=name, columns=tuple(columns), unique_keys=(keys,))
-    return TableSpec(owner="RND", name=name, columns=tuple(columns))
-
-
 class _Plan:
     """The step chooser: ``plan(engine)`` yields steps, looking at the engine between steps."""
 
@@ -228,8 +194,12 @@ class _Plan:
         one_transaction: bool = False,
         ddl: random.Random | None = None,
         partitions: bool = False,
+        type_values: random.Random | None = None,
+        drawn: frozenset[ColumnType] = frozenset(),
     ) -> None:
         self.rnd = rnd
+        self.type_values = type_values  # the values of issue 34's types: their own stream
+        self.drawn = drawn  # the types of the columns randomtypes added
         self.partitions = partitions  # DDL creates partitioned tables and runs partition DDL
         self.ddl = ddl  # the DDL choices' own stream (None: no DDL)
         self._ddl_names = 0
@@ -453,7 +423,7 @@ class _Plan:
             existing = {t.spec.name for t in (*engine.tables.values(), *engine.dropped)}
             if len(existing) >= 12:
                 return None
-            spec = _table(rnd, 0, f"N{n}", sets=_sets(engine))
+            spec = random_table(rnd, 0, f"N{n}", sets=_sets(engine))
             if self.partitions and rnd.random() < 0.5:
                 spec = dataclasses.replace(spec, partition_by=_partitioning(rnd, spec))
             return Ddl(session=session, statement="create_table", create=spec)
@@ -465,7 +435,7 @@ class _Plan:
                 return None
             return Ddl(session=session, statement=kind, table=name)
         if kind == "add_column":
-            column = ColumnSpec(name=f"A{n}", type=parse_type(rnd.choice(_TYPES), *_sets(engine)))
+            column = ColumnSpec(name=f"A{n}", type=parse_type(rnd.choice(BASIC_TYPES), *_sets(engine)))
             return Ddl(session=session, statement=kind, table=name, column=column)
         column = rnd.choice(spec.columns)
         if kind == "rename_column":
@@ -588,54 +558,13 @@ class _Plan:
         return f"k{self._fresh}-{self.rnd.randrange(1000)}"
 
     def _value(self, ctype: ColumnType, nullable: bool) -> Any:
-        rnd = self.rnd
-        if nullable and rnd.random() < 0.15:
-            return None
-        name = ctype.name
-        if name == "NUMBER":
-            if ctype.scale:
-                return str(decimal.Decimal(rnd.randrange(-(10**7), 10**7)).scaleb(-ctype.scale))
-            return rnd.choice(
-                [
-                    rnd.randrange(-1000, 1000),
-                    rnd.randrange(10**15),
-                    str(decimal.Decimal(rnd.randrange(-(10**9), 10**9)).scaleb(-rnd.randrange(0, 12))),
-                    0,
-                ]
-            )
-        if name in ("VARCHAR2", "CHAR"):
-            limit = min(ctype.length, self.text_limit if name == "VARCHAR2" else ctype.length)
-            text = "".join(rnd.choices(alphabet(ctype.db_charset, _TEXT), k=rnd.randint(1, limit)))
-            while _size(text, ctype.db_charset) > ctype.length:
-                text = text[:-1]
-            return text or "x"
-        if name in ("DATE", "TIMESTAMP"):
-            moment = dt.datetime(1900, 1, 1) + dt.timedelta(seconds=rnd.randrange(200 * 365 * 86400))
-            if name == "TIMESTAMP" and rnd.random() < 0.6:
-                return f"{moment.isoformat()}.{rnd.randrange(10**9):09d}"
-            return moment.isoformat()
-        if name == "RAW":
-            return bytes(rnd.randrange(256) for _ in range(rnd.randint(1, ctype.length))).hex()
-        special = rnd.random()
-        if special < 0.05:
-            return rnd.choice(["Inf", "-Inf", "Nan"])
-        return rnd.choice(
-            [
-                rnd.uniform(-1e6, 1e6),
-                rnd.random(),
-                float(rnd.randrange(-100, 100)),
-                rnd.uniform(-1, 1) * 10 ** rnd.randrange(-300, 300),
-            ]
-        )
+        if self.type_values is not None and ctype in self.drawn:
+            return random_value(self.type_values, ctype, nullable)
+        return basic_value(self.rnd, ctype, nullable, self.text_limit)
 
 
 def _sets(engine: Engine) -> tuple[str, str]:
     return engine.settings.charset, engine.settings.national_charset
-
-
-def _size(text: str, charset: str) -> int:
-    """Bytes of ``text`` in ``charset`` (random text holds only characters the set holds)."""
-    return len(text.encode("utf-8") if charset == "AL32UTF8" else encode_text(text, charset))
 
 
 def _plain(value: Any) -> Any:

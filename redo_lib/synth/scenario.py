@@ -34,6 +34,7 @@ from redo_lib.synth.partspec import PartitionBy, check_partition_by
 
 __all__ = [
     "COMPAT_NAMES",
+    "check_compat",
     "AppendLob",
     "DDL_STATEMENTS",
     "PARTITION_STATEMENTS",
@@ -517,6 +518,21 @@ Step = (
 )
 
 
+#: column types a database below a release cannot hold: type name -> (compat, the release's name)
+_TYPE_RELEASE = {"BOOLEAN": (COMPAT_NAMES["23ai"], "23ai")}
+
+
+def check_compat(columns: Iterable[ColumnSpec], settings: Settings, what: str) -> None:
+    """``ScenarioError`` for a column of a type the scenario's ``compat`` has not (BOOLEAN before 23ai)."""
+    for column in columns:
+        release = _TYPE_RELEASE.get(column.type.name)
+        if release and settings.compat_version < release[0]:
+            raise ScenarioError(
+                f"{what}.{column.name}: {column.type.name} columns need compat {release[1]} "
+                f"(the scenario's compat is {settings.compat}; Oracle before 23ai has no BOOLEAN column type)"
+            )
+
+
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Scenario:
@@ -534,6 +550,8 @@ class Scenario:
         names = [t.full_name for t in self.tables]
         if len(set(names)) != len(names):
             raise ScenarioError("two tables with the same OWNER.NAME")
+        for t in self.tables:
+            check_compat(t.columns, self.settings, t.full_name)
         sessions = [s.name for s in self.sessions]
         if len(set(sessions)) != len(sessions):
             raise ScenarioError("two sessions with the same name")

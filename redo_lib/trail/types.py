@@ -8,11 +8,11 @@ type its mirror column gets in Iceberg or Delta (docs/tables.md, "Column types")
 | NUMBER, NUMBER(*,s) | ``decimal(38,10)`` (``decimal(38,s)``), or ``string`` by table option | |
 | FLOAT, BINARY_DOUBLE | ``double`` | double |
 | BINARY_FLOAT | ``float`` | float |
-| DATE, TIMESTAMP | ``timestamp_ntz`` | timestamp / timestamp_ntz |
+| DATE, TIMESTAMP(n) | ``timestamp_ntz`` (n <= 6: every digit; 7..9: below a microsecond -> NULL, counted) | timestamp / timestamp_ntz |
 | TIMESTAMP WITH (LOCAL) TIME ZONE | ``timestamp`` | timestamptz / timestamp |
 | RAW, LONG RAW, BLOB | ``binary`` | binary |
 | BOOLEAN (23ai) | ``boolean`` | boolean |
-| everything else (character types, CLOB, INTERVAL, ROWID, ...) | ``string`` | string |
+| everything else (character types, CLOB, INTERVAL as the trail's ``+02-03`` / ``+01 02:03:04.5...``, ROWID, ...) | ``string`` | string |
 
 NUMBER without a precision defaults to ``decimal(38,10)``: it is how Oracle declares most amounts and
 ids (``NUMBER`` alone), and a mirror that cannot be summed is what this mapping is for. A value that
@@ -47,13 +47,16 @@ _TIMESTAMP_TZ = {TypeCode.TIMESTAMP_TZ, TypeCode.TIMESTAMP_LTZ}
 
 def exact_type(column: ColumnDef, sql_type: str) -> bool:
     """Whether ``sql_type`` holds every value of ``column`` exactly: not for a NUMBER without
-    precision (decimal(38,10)), a FLOAT (decimal digits in a double), or a TIMESTAMP of any kind
-    (digits below the microsecond, and a dictionary need not say the precision)."""
+    precision (decimal(38,10)), a FLOAT (decimal digits in a double), a TIMESTAMP WITH (LOCAL) TIME
+    ZONE, or a TIMESTAMP whose precision the dictionary does not say or is above 6 (digits below the
+    microsecond); a TIMESTAMP(0..6) is exact (its n digits fit the mirror's microseconds)."""
     if sql_type == STRING:
         return True
     if column.type_code == TypeCode.NUMBER:
         return column.type_name != "FLOAT" and column.precision is not None and column.precision <= 38
-    return column.type_code not in _TIMESTAMP_TZ | {TypeCode.TIMESTAMP}
+    if column.type_code == TypeCode.TIMESTAMP:
+        return column.scale is not None and 0 <= column.scale <= 6
+    return column.type_code not in _TIMESTAMP_TZ
 
 
 def mirror_type(column: ColumnDef, *, number_as_string: bool = False, key: bool = False) -> str:

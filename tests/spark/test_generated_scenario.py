@@ -141,19 +141,27 @@ def _assert_final_state(
 
 def _arrow_type(declared: str, *, key: bool = False) -> pa.DataType:
     """Oracle's declared type -> the mirror's Arrow type, written by hand from docs/tables.md (a key
-    column whose type cannot hold every value exactly is a string)."""
-    number = re.fullmatch(r"NUMBER(?:\((\d+)(?:,(\d+))?\))?", declared)
-    if key and ((number and not number[1]) or declared == "FLOAT" or declared.startswith("TIMESTAMP")):
+    column whose type cannot hold every value exactly is a string: NUMBER without precision, FLOAT,
+    TIMESTAMP other than TIMESTAMP(0..6))."""
+    number = re.fullmatch(r"NUMBER(?:\((\d+|\*)(?:,(\d+))?\))?", declared)
+    unbounded = number and (not number[1] or number[1] == "*")
+    timestamp = re.fullmatch(r"TIMESTAMP(?:\((\d)\))?", declared)
+    exact_timestamp = timestamp and timestamp[1] is not None and int(timestamp[1]) <= 6
+    if key and (unbounded or declared.startswith("FLOAT") or (timestamp and not exact_timestamp)):
         return pa.string()
     if number:
-        precision, scale = int(number[1] or 0), int(number[2] or 0)
-        if not number[1]:
-            return pa.decimal128(38, 10)
+        if unbounded:
+            return pa.decimal128(38, 10 if number[2] is None else int(number[2]))
+        precision, scale = int(number[1]), int(number[2] or 0)
         return pa.int64() if scale == 0 and precision <= 18 else pa.decimal128(precision, scale)
-    if declared in ("DATE", "TIMESTAMP"):
+    if declared == "DATE" or timestamp:
         return pa.timestamp("us")
-    if declared in ("BINARY_DOUBLE", "FLOAT"):
+    if declared == "BINARY_DOUBLE" or declared.startswith("FLOAT"):
         return pa.float64()
+    if declared == "BINARY_FLOAT":
+        return pa.float32()
+    if declared == "BOOLEAN":
+        return pa.bool_()
     if declared == "BLOB" or declared.startswith("RAW"):
         return pa.binary()
     return pa.string()

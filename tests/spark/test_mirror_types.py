@@ -126,9 +126,13 @@ def test_the_python_conversion_agrees(case: tuple[str, str | None, Any, str | No
         ({"type_code": 2, "type_name": "FLOAT", "length": 22, "precision": 126}, "double"),
         ({"type_code": 12, "type_name": "DATE", "length": 7}, "timestamp_ntz"),
         ({"type_code": 180, "type_name": "TIMESTAMP", "length": 11, "scale": 9}, "timestamp_ntz"),
+        ({"type_code": 180, "type_name": "TIMESTAMP", "length": 11, "scale": 6}, "timestamp_ntz"),
+        ({"type_code": 180, "type_name": "TIMESTAMP", "length": 7, "scale": 0}, "timestamp_ntz"),
         ({"type_code": 181, "type_name": "TIMESTAMP WITH TIME ZONE", "length": 13}, "timestamp"),
         ({"type_code": 231, "type_name": "TIMESTAMP WITH LOCAL TIME ZONE", "length": 11}, "timestamp"),
         ({"type_code": 182, "type_name": "INTERVAL YEAR TO MONTH", "length": 5}, "string"),
+        ({"type_code": 183, "type_name": "INTERVAL DAY TO SECOND", "length": 11, "scale": 6}, "string"),
+        ({"type_code": 1, "type_name": "NVARCHAR2", "length": 40, "charset": "AL16UTF16"}, "string"),
         ({"type_code": 100, "type_name": "BINARY_FLOAT", "length": 4}, "float"),
         ({"type_code": 101, "type_name": "BINARY_DOUBLE", "length": 8}, "double"),
         ({"type_code": 23, "type_name": "RAW", "length": 8}, "binary"),
@@ -144,8 +148,13 @@ def test_oracle_types_map_as_documented(declared: dict[str, Any], mirror_type: s
     if declared["type_name"] == "NUMBER" and declared.get("precision") is None:
         assert types.mirror_type(column, number_as_string=True) == "string"
     # a key column whose type cannot hold every value exactly is a string: a value left NULL there
-    # would merge distinct rows (unbounded NUMBER, FLOAT, every TIMESTAMP); the others keep their type
-    inexact = (declared["type_name"] == "NUMBER" and declared.get("precision") is None) or declared[
-        "type_name"
-    ].startswith(("FLOAT", "TIMESTAMP"))
+    # would merge distinct rows (unbounded NUMBER, FLOAT, TIMESTAMP(7..9) or of unknown precision, every
+    # TIMESTAMP WITH (LOCAL) TIME ZONE); the others (TIMESTAMP(0..6) too) keep their type
+    name, scale = declared["type_name"], declared.get("scale")
+    inexact = (
+        (name == "NUMBER" and declared.get("precision") is None)
+        or name == "FLOAT"
+        or name.startswith("TIMESTAMP WITH")
+        or (name == "TIMESTAMP" and (scale is None or scale > 6))
+    )
     assert types.mirror_type(column, key=True) == ("string" if inexact else mirror_type)

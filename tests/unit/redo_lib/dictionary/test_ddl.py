@@ -326,6 +326,10 @@ TYPE_ROWS = [
     ("NCHAR(3)", "NCHAR", TypeCode.CHAR, 6, None, None, 3, "AL16UTF16"),
     ("DATE", "DATE", TypeCode.DATE, 7, None, None, None, None),
     ("TIMESTAMP", "TIMESTAMP", TypeCode.TIMESTAMP, 11, None, 6, None, None),
+    ("TIMESTAMP(0)", "TIMESTAMP", TypeCode.TIMESTAMP, 7, None, 0, None, None),  # a real 23ai COL$ row
+    ("TIMESTAMP(9)", "TIMESTAMP", TypeCode.TIMESTAMP, 11, None, 9, None, None),
+    ("BINARY_FLOAT", "BINARY_FLOAT", TypeCode.BINARY_FLOAT, 4, None, None, None, None),
+    ("BOOLEAN", "BOOLEAN", TypeCode.BOOLEAN, 1, None, None, None, None),
     ("TIMESTAMP(3) WITH TIME ZONE", "TIMESTAMP WITH TIME ZONE", TypeCode.TIMESTAMP_TZ, 13, None, 3, None, None),
     ("TIMESTAMP WITH LOCAL TIME ZONE", "TIMESTAMP WITH LOCAL TIME ZONE", TypeCode.TIMESTAMP_LTZ, 11, None, 6, None,
      None),
