@@ -52,6 +52,7 @@ from redo_lib.pipeline import (
     stage_counts,
 )
 from redo_lib.report import DecodeReport
+from redo_lib.storage.sources import VERIFY_PAGES, parquet_writer
 from redo_lib.trail.emit import EmitOptions
 from redo_lib.trail.schema import commit_log_name
 
@@ -202,13 +203,12 @@ def plan_units(manifest: Manifest, range_bytes: int = DEFAULT_RANGE_BYTES) -> li
 def write_events(events: Iterable[ChangeEvent], path: str | os.PathLike[str], *, chunk: int = 50_000) -> int:
     """Stream events into one Parquet file (written to a temporary name, then renamed)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp")
     count = 0
-    with pq.ParquetWriter(tmp, events_schema()) as writer:
+    with parquet_writer(tmp, events_schema()) as writer:
         rows: list[dict[str, Any]] = []
         for event in events:
             rows.append(event_to_row(event))
@@ -229,7 +229,7 @@ def read_events(path: str | os.PathLike[str]) -> Iterator[ChangeEvent]:
     root = Path(path)
     files = sorted(root.glob("*.parquet")) if root.is_dir() else ([root] if root.exists() else [])
     for file in files:
-        for batch in pq.ParquetFile(file).iter_batches():
+        for batch in pq.ParquetFile(file, **VERIFY_PAGES).iter_batches():
             for row in batch.to_pylist():
                 yield event_from_row(row)
 
@@ -352,7 +352,6 @@ def assemble_partition(
     ``lob_carry``; ``lobs_in``: the previous batch's files) and ``counts/part-<index>.json`` (this
     partition's reconciliation counts)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from redo_lib.lob_carry import LOBS, LobPagesWriter, part_name
 
@@ -382,7 +381,8 @@ def assemble_partition(
     open_dir.mkdir(parents=True, exist_ok=True)
     schema = events_schema()
     table = pa.Table.from_batches(open_batches, schema=schema)
-    pq.write_table(table, open_dir / f"part-{index:05d}.parquet")
+    with parquet_writer(open_dir / f"part-{index:05d}.parquet", schema) as writer:
+        writer.write_table(table)
     counts_dir = Path(batch_dir) / "counts"
     counts_dir.mkdir(parents=True, exist_ok=True)
     (counts_dir / f"part-{index:05d}.json").write_text(json.dumps(counts))
@@ -591,7 +591,6 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
     trail with its schema). Returns ``{"rows": written, "peak_rss_mb_merge": the worker's peak so far}``."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from redo_lib.exchange import merge_runs, system_memory_pool
     from redo_lib.storage.sources import output_file
@@ -601,7 +600,7 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
     schema = trail_schema()
     written = 0
     target = join_location(plan.batch_dir, "trail", f"part-{rng:05d}.parquet")
-    with output_file(target, suffix=".parquet") as tmp, pq.ParquetWriter(tmp, schema) as writer:
+    with output_file(target, suffix=".parquet") as tmp, parquet_writer(tmp, schema) as writer:
         for table in merge_runs([plan.run_location(rng, t) for t in tasks]):
             n = table.num_rows
             seq = pa.array(np.arange(first_seq + written, first_seq + written + n, dtype=np.int64))

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from redo_lib.storage.sources import open_input, open_parquet, parquet_errors
+from redo_lib.storage.sources import VERIFY_PAGES, open_input, open_parquet, parquet_errors, parquet_writer
 
 #: the multiplier of :func:`buckets_of` (2^64 / golden ratio): neighbouring slots land far apart
 BUCKET_MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -97,13 +97,12 @@ class BucketWriter:
     def __init__(
         self, path: Any, schema: Any, buckets: int, *, buffer_bytes: int = 64 << 20, group_rows: int = 16384
     ) -> None:
-        import pyarrow.parquet as pq
 
         self.schema = schema
         self.buckets = buckets
         self.buffer_bytes = buffer_bytes
         self.group_rows = group_rows
-        self.writer = pq.ParquetWriter(path, schema)
+        self.writer = parquet_writer(path, schema)
         self.pending: dict[int, list[Any]] = {}
         self.pending_rows: Counter[int] = Counter()
         self.pending_bytes: Counter[int] = Counter()
@@ -418,13 +417,12 @@ class RangeRuns:
         self.rows: Counter[int] = Counter()
 
     def write(self, batch: Any) -> None:
-        import pyarrow.parquet as pq
 
         if not batch.num_rows:
             return
         for r, rows in _split(batch, range_of(batch.column("order_scn"), self.bounds)):
             if r not in self.writers:
-                self.writers[r] = pq.ParquetWriter(self.open_run(r), self.schema)
+                self.writers[r] = parquet_writer(self.open_run(r), self.schema)
             self.writers[r].write_batch(rows, row_group_size=rows.num_rows)
             self.rows[r] += rows.num_rows
 
@@ -442,7 +440,7 @@ class _Run:
 
         self.location = location
         with parquet_errors(location):
-            self.file = pq.ParquetFile(open_input(location))
+            self.file = pq.ParquetFile(open_input(location), **VERIFY_PAGES)
         meta = self.file.metadata
         sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
         self.starts = np.cumsum([0, *sizes])

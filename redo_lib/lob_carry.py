@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.errors import AssemblyError, Position, RedoError, locate
-from redo_lib.storage.sources import open_parquet
+from redo_lib.storage.sources import open_parquet, parquet_writer
 
 #: the batch folder's member the carried LOB pages are in, beside ``open/``
 LOBS = "lobs"
@@ -122,12 +122,11 @@ class LobPagesWriter:
         self.rows = 0
 
     def write(self, batch: Any) -> None:
-        import pyarrow.parquet as pq
 
         if not batch.num_rows:
             return
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.open_path(), lob_pages_schema())
+            self.writer = parquet_writer(self.open_path(), lob_pages_schema())
         self.writer.write_batch(batch, row_group_size=batch.num_rows)
         self.rows += batch.num_rows
 

@@ -193,11 +193,26 @@ def parquet_errors(location: str) -> Iterator[None]:
         ) from exc
 
 
+#: The batch folder's Parquet files carry a CRC32 per page and every read checks it: without one, a
+#: garbled data page can decode as other values with no error at all (a garbled footer or a truncated
+#: file fails anyway). Readers of files written before the checksums pass (nothing to check).
+PAGE_CHECKSUMS = {"write_page_checksum": True}
+VERIFY_PAGES = {"page_checksum_verification": True}
+
+
+def parquet_writer(where: Any, schema: Any, **options: Any) -> Any:
+    """A ``pyarrow.parquet.ParquetWriter`` for a batch folder's file, with page checksums."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetWriter(where, schema, **PAGE_CHECKSUMS, **options)
+
+
 @contextmanager
 def open_parquet(location: str, **options: Any) -> Iterator[Any]:
     """A Parquet file of a batch folder (:func:`open_input`) as a ``pyarrow.parquet.ParquetFile``
-    for the block (``options`` are its own), what fails reading it named (:func:`parquet_errors`)."""
+    for the block (``options`` are its own), its page checksums checked, what fails reading it named
+    (:func:`parquet_errors`)."""
     import pyarrow.parquet as pq
 
-    with parquet_errors(location), pq.ParquetFile(open_input(location), **options) as file:
+    with parquet_errors(location), pq.ParquetFile(open_input(location), **VERIFY_PAGES, **options) as file:
         yield file
