@@ -1,17 +1,22 @@
 """The ``decode`` command as a user runs it, beside ``cat`` on the same files, in one run (issue 31).
 
-    .venv/bin/python bench/bench_decode.py [--runs 3] [--work DIR] [--only seed11,seed4,startup]
+    .venv/bin/python bench/bench_decode.py [--runs 3] [--work DIR] [--only startup,seed4,seed11]
+    .venv/bin/python bench/bench_decode.py --only seed11-256,seed11-1g,one-128   # memory: size, one transaction
 
 Each case is a separate process (``python -m redo_lib decode ...``, output to a file), timed with
 ``os.wait4``: its CPU seconds (user + system) and its peak RSS. The median of ``--runs`` runs, with
 the spread (min..max). MB are 10^6 bytes of log file; "past start-up" subtracts the median CPU of
-the start-up case (the 5 KB real 23.6 log with its OLR checkpoint) from each run.
+the start-up case (the 5 KB real 23.6 log with its OLR checkpoint), the same case's, from each run.
 
 Workloads (written once into ``--work`` by the generator and reused; the issue's two sets):
 
 * ``seed11``: ``synth --random --seed 11 --size 64MB --log-size 32MB --compat 19c --no-direct-load
   --no-steps`` (wide rows)
 * ``seed4``: ``synth --random --seed 4 --size 16MB --log-size 8MB --compat 19c --no-steps`` (small rows)
+* ``seed11-256``, ``seed11-1g``: ``seed11`` at ``--size 256MB`` and ``--size 1GB``: peak RSS against
+  the input's size
+* ``one-128``: ``seed11`` at ``--size 128MB --one-transaction``: one transaction of 19,545 rows
+  committed at the end, its rows held until then
 
 Cases:
 
@@ -19,7 +24,9 @@ Cases:
 * ``jsonl``: ``decode LOGS --dictionary D`` (JSON lines, rendered by the core).
 * ``parquet``: ``decode LOGS --dictionary D --format parquet --out DIR``.
 * ``records``: what ``decode --format jsonl`` did before: the same decode with a ``TrailRecord``
-  per row, then ``json.dumps(record.to_dict())`` per line (``decode_logs(records=True)``).
+  per row, then ``json.dumps(record.to_dict())`` per line (``decode_logs`` without a sink); on the
+  issue's two sets only.
+* ``stats``: ``stats LOG`` on the set's first log (its MB are that log's).
 """
 
 from __future__ import annotations
@@ -41,6 +48,10 @@ WORKLOADS = {
                "--no-direct-load", "--no-steps"],
     "seed4": ["--random", "--seed", "4", "--size", "16MB", "--log-size", "8MB", "--compat", "19c", "--no-steps"],
 }  # fmt: skip
+WORKLOADS["seed11-256"] = [*WORKLOADS["seed11"][:4], "256MB", *WORKLOADS["seed11"][5:]]
+WORKLOADS["seed11-1g"] = [*WORKLOADS["seed11"][:4], "1GB", *WORKLOADS["seed11"][5:]]
+WORKLOADS["one-128"] = [*WORKLOADS["seed11"][:4], "128MB", *WORKLOADS["seed11"][5:], "--one-transaction"]
+RECORDS_SETS = ("startup", "seed4", "seed11")  # the former path: too slow to matter on the large sets
 # the decode command's path before the core rendered JSON: a Python object per trail row
 RECORDS = """
 import json, sys
@@ -73,15 +84,19 @@ def _measure(argv: list[str], stdout: Path) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def _cases(logs: list[Path], dictionary: Path, tmp: Path) -> dict[str, list[str]]:
+def _cases(name: str, logs: list[Path], dictionary: Path, tmp: Path) -> dict[str, list[str]]:
     files = list(map(str, logs))
     decode = [sys.executable, "-m", "redo_lib", "decode", *files, "--dictionary", str(dictionary)]
-    return {
+    cases = {
         "cat": ["cat", *files],
         "jsonl": decode,
         "parquet": [*decode, "--format", "parquet", "--out", str(tmp / "parquet")],
         "records": [sys.executable, "-c", RECORDS, *files, str(dictionary), str(tmp / "records.jsonl")],
+        "stats": [sys.executable, "-m", "redo_lib", "stats", files[0]],
     }
+    if name not in RECORDS_SETS:
+        del cases["records"]
+    return cases
 
 
 def main() -> None:
@@ -103,15 +118,16 @@ def main() -> None:
                 [REAL / "redo" / "arch1_15_1224959854.dbf"],
                 REAL / "schema" / "TEST-chkpt-2266634.json",
             )
-        startup = None
+        startup: dict[str, float] | None = None  # each case's CPU on the start-up log
         for name in ["startup", *[s for s in sets if s != "startup"]]:
             if name not in inputs:
                 continue
             logs, dictionary = inputs[name]
-            mb = sum(p.stat().st_size for p in logs) / 1e6
+            set_mb = sum(p.stat().st_size for p in logs) / 1e6
             results[name] = {}
-            for case, argv in _cases(logs, dictionary, tmp).items():
+            for case, argv in _cases(name, logs, dictionary, tmp).items():
                 runs = [_measure(argv, tmp / "out") for _ in range(args.runs)]
+                mb = logs[0].stat().st_size / 1e6 if case == "stats" else set_mb
                 cpu = [c for c, _ in runs]
                 rss = [r for _, r in runs]
                 row = {"mb": mb, "cpu_s": statistics.median(cpu), "cpu_min": min(cpu), "cpu_max": max(cpu),
@@ -119,7 +135,7 @@ def main() -> None:
                 if case == "jsonl":
                     row["out_mb"] = (tmp / "out").stat().st_size / 1e6
                 if startup is not None and case != "cat":
-                    past = row["cpu_s"] - startup
+                    past = row["cpu_s"] - startup[case]
                     row["mb_per_cpu_s_past_startup"] = mb / past if past > 0 else float("inf")
                 row["mb_per_cpu_s"] = mb / row["cpu_s"] if row["cpu_s"] > 0 else float("inf")
                 results[name][case] = row
@@ -128,7 +144,7 @@ def main() -> None:
                       + (f" ({row['mb_per_cpu_s_past_startup']:.1f} past start-up)" if "mb_per_cpu_s_past_startup" in row else "")
                       + f"  peak {row['peak_mb']:5.0f} MB ({row['peak_min']:.0f}..{row['peak_max']:.0f})", flush=True)  # fmt: skip
             if name == "startup":
-                startup = results[name]["jsonl"]["cpu_s"]
+                startup = {case: row["cpu_s"] for case, row in results[name].items()}
     print(json.dumps(results, indent=1))
 
 

@@ -22,7 +22,7 @@ import dataclasses
 import heapq
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,7 @@ def decode_range_arrow(
     chunk: int = 8192,
     tail_bytes: int = TAIL_BYTES,
     step_bytes: int = STEP_BYTES,
+    watermarks: bool = False,
 ) -> Iterator[Any]:
     """The change events of :func:`decode_range` as ``pyarrow.RecordBatch`` es of
     ``batches.events_schema()``, decoded by the Rust core (``redo_lib._native``) and taken over
@@ -115,7 +116,8 @@ def decode_range_arrow(
     decode is bounded by its step (about twice it at the peak: the window and its events), however
     long the log or the range, for a local file and for ``s3://`` (ranged GETs) alike. The report's
     counts go into ``report``, the row changes by (object, operation) into ``row_changes``.
-    ``location`` may also be an open byte source (``read``, ``name``, ``size``)."""
+    ``location`` may also be an open byte source (``read``, ``name``, ``size``). ``watermarks``: a
+    ``trail.order.Watermark`` after each step's batches (the SCN no later event is below)."""
     from redo_lib.native import native
 
     source = open_source(location) if isinstance(location, str | os.PathLike) else location
@@ -133,13 +135,14 @@ def decode_range_arrow(
         yield from _decode_step(
             native, source, header, probe, start, min(start + step, stop), end,
             policy=policy, report=report, row_changes=row_changes, chunk=chunk, tail=max(tail_bytes // size, 1),
+            watermarks=watermarks,
         )  # fmt: skip
 
 
 def _decode_step(
     native: Any, source: Any, header: LogHeader, probe: bytes, first: int, stop: int, end: int, *,
     policy: ErrorPolicy, report: DecodeReport | None, row_changes: Counter[tuple[int, str]] | None,
-    chunk: int, tail: int,
+    chunk: int, tail: int, watermarks: bool = False,
 ) -> Iterator[Any]:  # fmt: skip
     """One step of :func:`decode_range_arrow`: blocks [first, stop) from a window of the log."""
     import pyarrow as pa
@@ -169,6 +172,10 @@ def _decode_step(
     for batch in native_batches:
         if len(batch):
             yield pa.record_batch(batch)
+    if watermarks and counts["lwn_scn"] is not None:
+        from redo_lib.trail.order import Watermark
+
+        yield Watermark(counts["lwn_scn"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,41 +294,13 @@ class DecodeResult:
     unknown_objects: Counter[int] = field(default_factory=Counter)
     issues: list[tuple[str, str, Position]] = field(default_factory=list)
     counts: dict[str, Any] = field(default_factory=dict)  # reconciliation, docs/pipeline-contract.md
-    # where ``records=False`` asked for no ``TrailRecord``: the core's staged trail rows, put in
-    # commit order with bounded memory (``trail.order.CommitOrder``), read once by
-    # ``staged_batches`` or ``trail_batches``
-    trail_order: Any = None
+    # where a ``sink`` took the trail as Arrow rows (no ``TrailRecord``): how many rows it got
+    streamed: int | None = None
 
     @property
     def trail_count(self) -> int:
-        """The number of trail records, whichever form holds them."""
-        return len(self.trail) if self.trail_order is None else int(self.trail_order.rows)
-
-    def staged_batches(self, chunk: int = 8192) -> Iterator[Any]:
-        """The trail in commit order as record batches of ``native.staged_trail_schema()`` (once)."""
-        if self.trail_order is None:
-            raise ValueError("the trail was decoded as records (records=True): use .trail")
-        return self.trail_order.batches(chunk)  # type: ignore[no-any-return]
-
-    def trail_batches(self, chunk: int = 8192) -> Iterator[Any]:
-        """The trail as record batches of ``trail_schema()`` (``trail_seq`` 0..n-1 in commit order):
-        what ``decode --format parquet`` writes, no Python object per row (once)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        from redo_lib.trail.schema import trail_schema
-
-        schema = trail_schema()
-        first = 0
-        for batch in self.staged_batches(chunk):
-            n = batch.num_rows
-            # first, first + 1, ... as the running sum of first, 1, 1, ...: no Python value
-            # converted (pyarrow converts one through pandas, _constant_bools)
-            steps = first.to_bytes(8, "little", signed=True) + (1).to_bytes(8, "little") * (n - 1)
-            seq = pc.cumulative_sum(pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(steps)]))
-            batch = batch.set_column(batch.schema.get_field_index("trail_seq"), "trail_seq", seq)
-            yield batch.select(schema.names).cast(schema)
-            first += n
+        """The number of trail records, whichever form took them."""
+        return len(self.trail) if self.streamed is None else self.streamed
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -515,10 +494,11 @@ def decode_logs(
     carried_lobs: Sequence[str] = (),
     lobs_out: str | None = None,
     allow_gaps: bool = False,
-    records: bool = True,
+    sink: Callable[[Any], None] | None = None,
 ) -> DecodeResult:
     """Decode a batch of archived logs in one process: the reference for the Spark stages.
-    ``records=False``: the trail as Arrow rows only (``DecodeResult.trail_rows``), no ``TrailRecord``.
+    ``sink``: called with the trail as record batches of ``native.staged_trail_schema()`` in commit
+    order, as transactions commit (``assemble_batches``), instead of a ``TrailRecord`` per row.
     ``hold_from``: the batch's watermark SCN (``Manifest.watermark_scn``): transactions committing at
     or above it are carried out, not emitted (held commits, docs/pipeline-contract.md).
     ``carried_lobs`` / ``lobs_out``: the LOB pages carried in and out (``assemble_batches``).
@@ -529,7 +509,7 @@ def decode_logs(
     refs = describe_logs(locations, allow_gaps=allow_gaps)
     report = DecodeReport()
     return assemble_batches(
-        iter_batch_arrow(refs, policy=policy, report=report),
+        iter_batch_arrow(refs, policy=policy, report=report, watermarks=True),
         dictionary,
         carried=carried,
         options=options,
@@ -539,7 +519,7 @@ def decode_logs(
         hold_from=hold_from,
         carried_lobs=carried_lobs,
         lobs_out=lobs_out,
-        records=records,
+        sink=sink,
     )
 
 
@@ -571,7 +551,7 @@ def decode_dumps(
     memory_limit: int = DEFAULT_MEMORY_LIMIT,
     hold_from: int | None = None,
     allow_gaps: bool = False,
-    records: bool = True,
+    sink: Callable[[Any], None] | None = None,
 ) -> DecodeResult:
     """:func:`decode_logs` for logfile dumps: the text parser's records (``dump.parse_dump``), their
     change events, and the same assembly and emitter as binary logs.
@@ -612,7 +592,7 @@ def decode_dumps(
     events = merge_thread_events([iter(threads[t]) for t in sorted(threads)]) if threads else iter(())
     return assemble_and_emit(
         events, dictionary, carried=carried, options=options, policy=policy, memory_limit=memory_limit,
-        report=report, hold_from=hold_from, records=records,
+        report=report, hold_from=hold_from, sink=sink,
     )  # fmt: skip
 
 
@@ -632,13 +612,13 @@ def assemble_and_emit(
     report: DecodeReport | None = None,
     hold_from: int | None = None,
     chunk: int = 8192,
-    records: bool = True,
+    sink: Callable[[Any], None] | None = None,
 ) -> DecodeResult:
     """Events in redo order (from binary logs or dump text) -> committed transactions -> trail:
     :func:`assemble_batches` over the events as record batches."""
     return assemble_batches(
         events_to_arrow(events, chunk), dictionary, carried=carried, options=options, policy=policy,
-        memory_limit=memory_limit, report=report, hold_from=hold_from, chunk=chunk, records=records,
+        memory_limit=memory_limit, report=report, hold_from=hold_from, chunk=chunk, sink=sink,
     )  # fmt: skip
 
 
@@ -662,10 +642,13 @@ def rows_to_arrow(rows: Iterable[dict[str, Any]], schema: Any, chunk: int = 8192
 
 
 def iter_batch_arrow(
-    refs: Sequence[LogRef], *, policy: ErrorPolicy = ErrorPolicy.RAISE, report: DecodeReport | None = None
-) -> Iterator[Any]:
+    refs: Sequence[LogRef], *, policy: ErrorPolicy = ErrorPolicy.RAISE, report: DecodeReport | None = None,
+    watermarks: bool = False,
+) -> Iterator[Any]:  # fmt: skip
     """:func:`iter_batch_events` as record batches: one thread's logs straight from the core; the
-    threads of a RAC batch merged by redo order through the events (``iter_batch_events``)."""
+    threads of a RAC batch merged by redo order through the events (``iter_batch_events``).
+    ``watermarks``: one thread's stream also says, after each step, the SCN no later event is below
+    (``trail.order.Watermark``, what ``assemble_batches`` releases rows by)."""
     if len({ref.thread for ref in refs}) > 1:
         yield from events_to_arrow(iter_batch_events(refs, policy=policy, report=report))
         return
@@ -673,7 +656,7 @@ def iter_batch_arrow(
         # a smaller step than a Spark task's: one process holds the step's events while it assembles
         # (seed-11's 32 MB logs: peak RSS of the events alone 131 -> 92 MB, the same CPU)
         yield from decode_range_arrow(
-            ref.location, policy=policy, report=report, step_bytes=SINGLE_STEP_BYTES
+            ref.location, policy=policy, report=report, step_bytes=SINGLE_STEP_BYTES, watermarks=watermarks
         )
 
 
@@ -690,7 +673,7 @@ def assemble_batches(
     chunk: int = 8192,
     carried_lobs: Sequence[str] = (),
     lobs_out: str | None = None,
-    records: bool = True,
+    sink: Callable[[Any], None] | None = None,
 ) -> DecodeResult:
     """Event record batches in redo order -> committed transactions -> trail, in the Rust core
     (``native.Assembler``: the transaction table and the emitter the Spark stage runs), in one
@@ -700,14 +683,18 @@ def assemble_batches(
     store first; ``lobs_out``: the file this batch's are written to (``lob_carry``; None: not
     carried out).
 
-    Each transaction is emitted (and its spill file released) at its commit; the batch's trail is
-    then put in commit order (contract rule 6: commit SCN, thread, commit record position), which can
-    differ from redo order where records of one LWN are not in SCN order."""
+    Each transaction is emitted (and its spill file released) at its commit; its rows are put in
+    commit order (contract rule 6: commit SCN, thread, commit record position), which can differ
+    from redo order where records of one LWN are not in SCN order, by ``trail.order.CommitStream``:
+    a ``Watermark`` among ``batches`` releases the rows no later commit can precede, so they reach
+    ``sink`` as the log is read and memory stays bounded (without watermarks, at the end).
+    ``sink``: takes the trail as record batches of ``native.staged_trail_schema()``; without one,
+    the trail is ``TrailRecord`` s (``DecodeResult.trail``)."""
     import pyarrow as pa
 
     from redo_lib.lob_carry import read_carried_lobs, write_carried_lobs
     from redo_lib.native import native
-    from redo_lib.trail.order import CommitOrder
+    from redo_lib.trail.order import CommitStream, Watermark
     from redo_lib.trail.schema import from_row
 
     table = native.TransactionTable(memory_limit=memory_limit, policy=policy.value, hold_from=hold_from)
@@ -715,28 +702,36 @@ def assemble_batches(
     emitter = native.Emitter(json_text, **dataclasses.asdict(options or EmitOptions()))
     read_carried_lobs(emitter, carried_lobs)
     stage = native.Assembler(table, emitter, chunk=chunk)
-    # the rows in commit order, memory bounded however large the trail (trail/order.py)
-    order = CommitOrder(pa.schema(native.staged_trail_schema()), ORDER_FIELDS)
-    streams = ((True, events_to_arrow(carried, chunk)), (False, batches))
-    for flag, stream in streams:
-        for batch in stream:
-            stage.feed(batch.append_column("carried", _constant_bools(flag, batch.num_rows)))
-            for staged in stage:
-                order.add(pa.record_batch(staged))
     trail: list[TrailRecord] = []
     commits: list[tuple[int, int]] = []
-    if records:
-        for batch in order.batches():
-            for row in batch.to_pylist():
-                commits.append((row["order_thread"], row["order_seq"]))
-                trail.append(from_row(row))
+
+    def to_records(batch: Any) -> None:
+        for row in batch.to_pylist():
+            commits.append((row["order_thread"], row["order_seq"]))
+            trail.append(from_row(row))
+
+    # the rows in commit order as soon as no later commit can precede them, memory bounded however
+    # large the trail or a transaction (trail/order.py)
+    order = CommitStream(pa.schema(native.staged_trail_schema()), ORDER_FIELDS, sink or to_records)
+    try:
+        for flag, stream in ((True, events_to_arrow(carried, chunk)), (False, batches)):
+            for batch in stream:
+                if isinstance(batch, Watermark):
+                    order.release(batch.scn)
+                    continue
+                stage.feed(batch.append_column("carried", _constant_bools(flag, batch.num_rows)))
+                for staged in stage:
+                    order.add(pa.record_batch(staged))
+        order.finish()
+    finally:
+        order.close()
     stage.carry_out()
     event_names = events_schema().names
     # the open transactions as events to carry (the API's); the decode command only counts them
     carried_out = [
         event_from_row(row)
         for batch in stage
-        for row in (pa.record_batch(batch).select(event_names).to_pylist() if records else ())
+        for row in (pa.record_batch(batch).select(event_names).to_pylist() if sink is None else ())
     ]
     if lobs_out is not None:
         write_carried_lobs(emitter, lobs_out)
@@ -757,7 +752,7 @@ def assemble_batches(
         unknown_objects=Counter(emitter.unknown_objects),
         issues=list(table.issues),
         counts=counts,
-        trail_order=None if records else order,
+        streamed=None if sink is None else order.released,
     )
 
 

@@ -20,11 +20,19 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, final
 
+from redo_lib.errors import AssemblyError
+
 DEFAULT_BUDGET = 16 << 20  # bytes of Arrow rows held before a sorted buffer goes to a run
-RUN_BATCH_ROWS = 2048  # rows per record batch of a run file: what the merge holds per run
+#: :class:`CommitStream`'s: the rows it holds are the few commits of one LWN, unless one is a large
+#: transaction, whose rows then go to disk in 4 MB runs (sorting a buffer costs about twice it again)
+STREAM_BUDGET = 4 << 20
+RUN_BATCH_ROWS = 2048
+#: rows per record batch :class:`CommitStream` hands its sink (wide rows: about 2 MB)
+RELEASE_ROWS = 8192  # rows per record batch of a run file: what the merge holds per run
 
 
 def _key(table: Any, keys: Sequence[str], i: int) -> tuple[int, ...]:
@@ -56,9 +64,11 @@ class _Run:
         self.last: tuple[int, ...] | None = None
         self._open = True
 
-    def append(self, table: Any, keys: Sequence[str]) -> None:
-        self._writer.write_table(table, max_chunksize=RUN_BATCH_ROWS)
-        self.last = _key(table, keys, table.num_rows - 1)
+    def append(self, rows: _Sorted, start: int, end: int) -> None:
+        """Rows [start, end) of ``rows`` (in their sorted order)."""
+        for batch in rows.chunks(start, end, RUN_BATCH_ROWS):
+            self._writer.write_batch(batch)
+        self.last = rows.key(end - 1)
 
     def close(self) -> None:
         if self._open:
@@ -91,31 +101,29 @@ class CommitOrder:
         if self._bytes >= self.budget:
             self._spill()
 
-    def _sorted_buffer(self) -> Any:
-        import pyarrow as pa
-
-        table = pa.Table.from_batches(self._buffer, schema=self.schema)
+    def _sorted_buffer(self) -> _Sorted:
+        rows = _Sorted(self._buffer, self.keys)
         self._buffer, self._bytes = [], 0
-        return table.sort_by([(name, "ascending") for name in self.keys])
+        return rows
 
     def _spill(self) -> None:
         """The buffer, sorted, into the runs: its rows from the first one that a run's last key is
         below go to that run, the rows before them to the next run, and so on; a new run last."""
-        table = self._sorted_buffer()
+        rows = self._sorted_buffer()
         if self._tmp is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="redotrail-order-")
         self.runs_written += 1
-        end = table.num_rows
+        end = rows.num_rows
         for run in self._runs:
             if end == 0:
                 break
-            start = _count_up_to(table.slice(0, end), self.keys, run.last) if run.last is not None else 0
+            start = _count_up_to(rows.keys.slice(0, end), self.keys, run.last) if run.last is not None else 0
             if start < end:
-                run.append(table.slice(start, end - start), self.keys)
+                run.append(rows, start, end)
                 end = start
         if end:
             run = _Run(Path(self._tmp.name) / f"run-{len(self._runs):05d}.arrow", self.schema)
-            run.append(table.slice(0, end), self.keys)
+            run.append(rows, 0, end)
             self._runs.append(run)
 
     def batches(self, chunk: int = 8192) -> Iterator[Any]:
@@ -124,7 +132,8 @@ class CommitOrder:
 
         try:
             if not self._runs:  # all of it in memory: one sort
-                yield from self._sorted_buffer().to_batches(max_chunksize=chunk)
+                rows = self._sorted_buffer()
+                yield from rows.chunks(0, rows.num_rows, chunk)
                 return
             if self._buffer:
                 self._spill()
@@ -159,6 +168,35 @@ class CommitOrder:
 
 
 @final
+class _Sorted:
+    """Record batches as one, and the permutation that sorts it by ``keys``: taken a chunk at a
+    time, so sorting holds one copy of the rows (none for one batch), not the sorted whole too."""
+
+    def __init__(self, batches: list[Any], keys: Sequence[str]) -> None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        self._names = list(keys)
+        self.num_rows = sum(batch.num_rows for batch in batches)
+        if not self.num_rows:
+            return
+        self.rows = pa.concat_batches(batches)
+        self.order = pc.sort_indices(
+            self.rows.select(self._names), sort_keys=[(k, "ascending") for k in keys]
+        )
+        self.keys = self.rows.select(self._names).take(self.order)  # the keys in sorted order
+
+    def key(self, i: int) -> tuple[int, ...]:
+        """The key of the ``i``-th row in sorted order."""
+        return _key(self.keys, self._names, i)
+
+    def chunks(self, start: int, end: int, size: int) -> Iterator[Any]:
+        """Rows [start, end) in sorted order, as record batches of at most ``size`` rows."""
+        for i in range(start, end, size):
+            yield self.rows.take(self.order.slice(i, min(size, end - i)))
+
+
+@final
 class _Cursor:
     """A run's record batches, read one at a time, and the rows of the current one not yet taken."""
 
@@ -185,3 +223,94 @@ class _Cursor:
         n = _count_up_to(self.pending, keys, bound)
         taken, self.pending = self.pending.slice(0, n), self.pending.slice(n)
         return taken
+
+
+@final
+class CommitStream:
+    """Trail rows handed to ``sink`` in key order as soon as no later row can precede them.
+
+    The core emits a transaction's rows at its commit record; a later commit can sort before an
+    earlier one only within one redo write: every record of an LWN has an SCN in [its LWN SCN, the
+    next LWN's SCN) (redo-format §3.3). So once the events up to a point of the log are fed, and
+    the walk there is in an LWN of SCN ``s``, every commit still to come has an SCN of at least
+    ``s``: :meth:`release` (``s``) sends every held row whose first key (the commit SCN) is below
+    ``s`` to ``sink``, sorted, and keeps the rest (the commits of that last LWN, usually a handful).
+    The held rows are a :class:`CommitOrder` (on disk past its budget), so memory stays bounded
+    however many rows one transaction has; :meth:`finish` sends what is left.
+    """
+
+    def __init__(self, schema: Any, keys: Sequence[str], sink: Any, *, budget: int | None = None) -> None:
+        self.schema = schema
+        self.keys = tuple(keys)
+        self.budget = STREAM_BUDGET if budget is None else budget
+        self.rows = 0  # rows added
+        self.released = 0  # rows sent to the sink
+        self.runs_written = 0  # sorted buffers that went to disk, over every hold
+        self._sink = sink
+        self._held = CommitOrder(schema, keys, budget=budget)
+        self._released_below = 0  # every row below this commit SCN has gone to the sink
+
+    def add(self, batch: Any) -> None:
+        """Hold ``batch``'s rows; ``AssemblyError`` for a row whose commit SCN is below a bound
+        already released (rows after it were written): the redo broke §3.3's rule, and the trail
+        would be out of commit order (contract rule 6) if it went on."""
+        if batch.num_rows and self._released_below:
+            import pyarrow.compute as pc
+
+            lowest = pc.min(batch.column(self.keys[0])).as_py()
+            if lowest is not None and lowest < self._released_below:
+                raise AssemblyError(
+                    f"a transaction committing at SCN {lowest} was emitted after the rows committed "
+                    f"below SCN {self._released_below} were written: a record below its LWN's SCN "
+                    "(redo-format §3.3); the trail would be out of commit order"
+                )
+        self.rows += batch.num_rows
+        self._held.add(batch)
+
+    def release(self, scn: int) -> None:
+        """Send every held row whose commit SCN is below ``scn`` to the sink, in key order."""
+        import pyarrow as pa
+
+        self._released_below = max(self._released_below, scn)
+        held, self._held = self._held, CommitOrder(self.schema, self.keys, budget=self.budget)
+        if held.rows == 0:
+            return
+        bound = (scn - 1, *(_MAX_KEY,) * (len(self.keys) - 1))
+        kept = False  # a batch had a row at or above the bound: the rest are, too (sorted)
+        for batch in held.batches(RELEASE_ROWS):
+            n = 0 if kept else _count_up_to(batch, self.keys, bound)
+            if n:
+                self._send(batch.slice(0, n))
+            if n < batch.num_rows:
+                kept = True
+                # a copy: a slice would keep the whole sorted buffer it comes from alive
+                self._held.add(pa.concat_batches([batch.slice(n)]))
+        self.runs_written += held.runs_written
+
+    def finish(self) -> None:
+        """Send every row still held, in key order."""
+        held, self._held = self._held, CommitOrder(self.schema, self.keys, budget=self.budget)
+        for batch in held.batches(RELEASE_ROWS):
+            self._send(batch)
+        self.runs_written += held.runs_written
+
+    def _send(self, batch: Any) -> None:
+        if batch.num_rows == 0:
+            return
+        self.released += batch.num_rows
+        self._sink(batch)
+
+    def close(self) -> None:
+        """Remove the held rows' run files (after an error; :meth:`finish` does it otherwise)."""
+        self._held.close()
+
+
+_MAX_KEY = (1 << 63) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Watermark:
+    """In a stream of event batches: every event after this point has an SCN of at least ``scn``
+    (the SCN of the LWN the log's walk is in, redo-format §3.3)."""
+
+    scn: int

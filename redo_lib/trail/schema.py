@@ -165,3 +165,20 @@ def to_arrow(
         for i, (r, log) in enumerate(zip(records, logs, strict=False))
     ]
     return pa.Table.from_pylist(rows, schema=trail_schema())
+
+
+def numbered_trail_batch(staged: Any, first: int) -> Any:
+    """A record batch of the core's staged trail (``native.staged_trail_schema()``) as one of
+    :func:`trail_schema`, its ``trail_seq`` ``first``, ``first + 1``, ...: what ``decode --format
+    parquet`` writes, no Python object per row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    schema = trail_schema()
+    n = staged.num_rows
+    # first, first + 1, ... as the running sum of first, 1, 1, ...: no Python value converted
+    # (pyarrow converts one through pandas)
+    steps = first.to_bytes(8, "little", signed=True) + (1).to_bytes(8, "little") * (n - 1)
+    seq = pc.cumulative_sum(pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(steps)]))
+    staged = staged.set_column(staged.schema.get_field_index("trail_seq"), "trail_seq", seq)
+    return staged.select(schema.names).cast(schema)

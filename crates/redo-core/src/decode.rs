@@ -23,6 +23,10 @@ pub struct Decoded {
     pub row_changes: BTreeMap<(i64, &'static str), u64>,
     pub tally: Tally,
     pub damage: Damage,
+    /// the SCN of the LWN the walk ended in (`None`: no LWN found): every record after the range
+    /// lies in that LWN or a later one, so its SCN is at least this (§3.3; the release point of a
+    /// stream in commit order)
+    pub lwn_scn: Option<u64>,
 }
 
 /// The outcome of decoding a window: done, or the blocks [from, to) the window must hold (`to` 0:
@@ -103,6 +107,7 @@ fn run<E: Endianity>(
         out.batches.push(builder.finish().map_err(arrow_error)?);
     }
     out.damage = std::mem::take(&mut reader.damage);
+    out.lwn_scn = reader.lwn_scn();
     Ok(Outcome::Done(Box::new(out)))
 }
 

@@ -146,6 +146,12 @@ pub struct RecordReader<'a, E: Endianity> {
 }
 
 impl<'a, E: Endianity> RecordReader<'a, E> {
+    /// The SCN of the LWN the walk is in: that of the last record returned (or of the LWN found
+    /// before the first block); records after it belong to this LWN or a later one (§3.3).
+    pub fn lwn_scn(&self) -> Option<u64> {
+        self.walk.lwn.map(|lwn| lwn.scn)
+    }
+
     /// Python `iter_records(source, header, first_block, last_block)`: `data` is the whole file.
     /// Any split of [2, nab) into ranges yields every record exactly once.
     pub fn new(

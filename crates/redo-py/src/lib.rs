@@ -195,6 +195,7 @@ fn tally_dict<'py>(py: Python<'py>, d: &redo_core::decode::Decoded) -> PyResult<
     let t = &d.tally;
     let out = PyDict::new(py);
     out.set_item("events", d.events)?;
+    out.set_item("lwn_scn", d.lwn_scn)?;
     out.set_item("records", t.records)?;
     out.set_item("bytes", t.bytes)?;
     out.set_item("records_by_vld", t.records_by_vld.iter().collect::<Vec<_>>())?;

@@ -70,3 +70,19 @@ def test_parquet_and_out_go_together(generated: GenerationResult, tmp_path: Path
     for argv in (["--format", "parquet"], ["--out", str(tmp_path)]):
         run = _decode(*logs, *argv)
         assert run.returncode == 2 and "--format parquet writes into --out DIR" in run.stderr
+
+
+def test_a_decode_that_fails_leaves_no_parquet_behind(tmp_path: Path) -> None:
+    """The rows go to the file as transactions commit; a log that turns out truncated partway is a
+    named error, and neither trail.parquet nor its partial file is left for a reader to take."""
+    generated = generate(load_scenario(REPO / "include" / "scenarios" / "basic_dml.yaml"), tmp_path / "g")
+    logs = [tmp_path / p.name for p in generated.logs]
+    for src, dst in zip(generated.logs, logs, strict=True):
+        dst.write_bytes(src.read_bytes())
+    last = logs[-1].read_bytes()
+    logs[-1].write_bytes(last[: len(last) // 2])
+    out = tmp_path / "out"
+    run = _decode(*map(str, logs), "--dictionary", str(generated.dictionary), "--format", "parquet",
+                  "--out", str(out))  # fmt: skip
+    assert run.returncode == 1 and "error:" in run.stderr and logs[-1].name in run.stderr
+    assert list(out.iterdir()) == []
