@@ -69,10 +69,12 @@ from spark_jobs.publish import refusal
 
 pytest_plugins = ["tests.fixtures.s3"]
 
-CASES = 150  # the default suite; `-m slow` runs SLOW_CASES more
+# the default suite: 50 cases, about 4.5 minutes of the suite's 55 (150 took 13 of them, the suite's
+# largest file; docs/operations.md); `-m slow` runs SLOW_CASES more, of 60 steps
+CASES = 50
 SLOW_CASES = 1500
 STEPS = 24
-MIN_DAMAGED = 100  # runs of the default cases failed on a damaged file, at least (282 now)
+MIN_DAMAGED = 30  # runs of the default cases failed on a damaged file, at least
 
 
 @dataclass(frozen=True)
