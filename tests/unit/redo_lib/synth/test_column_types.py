@@ -22,7 +22,7 @@ from redo_lib.synth.randomtypes import DRAWN_TYPES
 from tests.unit.redo_lib.synth.running import scenario, trail
 
 REPO = Path(__file__).resolve().parents[4]
-REAL_23AI = Path("/work/shared/realdata/rophy-olr-tests-23ai/schema")
+REAL_23AI = REPO.parent / "shared" / "realdata" / "rophy-olr-tests-23ai" / "schema"
 
 
 @pytest.mark.parametrize(
