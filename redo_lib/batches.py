@@ -589,29 +589,25 @@ def trail_range(rng: int, plan: AssemblePlan, first_seq: int, tasks: Iterable[in
     (``exchange.merge_runs``), numbered from ``first_seq`` (``trail_seq``: the rows of the ranges
     before it) and written to ``trail/part-<range>.parquet`` (always: an empty batch still has a
     trail with its schema). Returns ``{"rows": written, "peak_rss_mb_merge": the worker's peak so far}``."""
-    import numpy as np
     import pyarrow as pa
 
     from redo_lib.exchange import merge_runs, system_memory_pool
     from redo_lib.storage.sources import output_file
-    from redo_lib.trail.schema import trail_schema
+    from redo_lib.trail.schema import numbered_trail_batch, trail_schema
 
     system_memory_pool()
     schema = trail_schema()
     written = 0
     target = join_location(plan.batch_dir, "trail", f"part-{rng:05d}.parquet")
     with output_file(target, suffix=".parquet") as tmp, parquet_writer(tmp, schema) as writer:
-        for table in merge_runs([plan.run_location(rng, t) for t in tasks]):
-            n = table.num_rows
-            seq = pa.array(np.arange(first_seq + written, first_seq + written + n, dtype=np.int64))
-            table = table.set_column(
-                table.schema.get_field_index("trail_seq"), schema.field("trail_seq"), seq
-            )
+        for staged in merge_runs([plan.run_location(rng, t) for t in tasks]):
+            n = staged.num_rows
+            table = numbered_trail_batch(staged, first_seq + written)  # the staged fields are the trail's
             batch_id = pa.nulls(n, pa.string()).fill_null(plan.batch_id)
             table = table.set_column(
                 table.schema.get_field_index("batch_id"), schema.field("batch_id"), batch_id
             )
-            writer.write_table(table.select(schema.names))  # the staged fields are the trail's
+            writer.write_table(table)
             written += n
     return {"rows": written, "peak_rss_mb_merge": _peak_rss_mb()}
 
