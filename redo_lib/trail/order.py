@@ -30,9 +30,9 @@ DEFAULT_BUDGET = 16 << 20  # bytes of Arrow rows held before a sorted buffer goe
 #: :class:`CommitStream`'s: the rows it holds are the few commits of one LWN, unless one is a large
 #: transaction, whose rows then go to disk in 4 MB runs (sorting a buffer costs about twice it again)
 STREAM_BUDGET = 4 << 20
-RUN_BATCH_ROWS = 2048
+RUN_BATCH_ROWS = 2048  # rows per record batch of a run file: what the merge holds per run
 #: rows per record batch :class:`CommitStream` hands its sink (wide rows: about 2 MB)
-RELEASE_ROWS = 8192  # rows per record batch of a run file: what the merge holds per run
+RELEASE_ROWS = 8192
 
 
 def _key(table: Any, keys: Sequence[str], i: int) -> tuple[int, ...]:
