@@ -26,7 +26,8 @@ import string
 import sys
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ from spark_jobs.common import (
     ROOT,
     BatchDir,
     build_session,
-    cached_trail,
+    read_trail,
     report_failure,
     run_stage,
     upload_tree,
@@ -53,6 +54,7 @@ from spark_jobs.common import (
 
 SUITE_FILE = ROOT / "include" / "gx" / "trail_contract.py"
 SQL_DIR = ROOT / "include" / "gx" / "sql"
+FEATURES_SQL = ROOT / "include" / "gx" / "features.sql"
 SAMPLE_ROWS = 10
 EXIT_INVALID = 2
 DOCS_SITE = "local_site"  # the ephemeral context's site, pointed at <batch>/report/docs
@@ -316,6 +318,53 @@ def expectation_of(entry: dict[str, Any], params: dict[str, Any]) -> Any:
     return getattr(gxe, entry["expectation"])(**kwargs, **text)
 
 
+# -- the one pass ----------------------------------------------------------------------------------------
+
+DDL_FIELDS = ("OPERATION", "OBJECT_TYPE", "DDL_TEXT")
+
+
+def ddl_statements(spark: Any, trail: Any, source_table: str) -> list[Any]:
+    """The trail's DDL records (IOType 160): position, ``OWNER.TABLE`` and the statement's fields.
+
+    A read of their own, filtered: Parquet skips the row groups without DDL (their ``op`` and
+    ``io_type`` statistics exclude it), so the values of row changes, most of a trail's bytes, are
+    never read for them. A batch holds a few DDL records; their positions are written into the rules
+    (``ddl_epoch``) anyway."""
+    fields = [f"try_element_at(map_from_entries(columns), '{f}') AS {f.lower()}" for f in DDL_FIELDS]
+    return (
+        trail.where("op = 'DDL' OR io_type = 160")
+        .selectExpr("trail_seq", "xid", f"{source_table} AS source_table", *fields)
+        .collect()
+    )
+
+
+@contextlib.contextmanager
+def contract_features(
+    spark: Any, trail: Any, ddl: list[Any], params: dict[str, Any], batch_id: str
+) -> Iterator[Any]:
+    """The batch Great Expectations validates: ``include/gx/features.sql`` over the trail, cached
+    for the block (every rule and column expectation reads it, none the trail itself)."""
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    suffix = re.sub(r"[^A-Za-z0-9_]", "_", batch_id)
+    schema = StructType(
+        [StructField("trail_seq", LongType()), StructField("xid", StringType())]
+        + [StructField(f.lower(), StringType()) for f in DDL_FIELDS]
+    )
+    ddl_rows = [(r["trail_seq"], r["xid"], *(r[f.lower()] for f in DDL_FIELDS)) for r in ddl]
+    trail.createOrReplaceTempView(f"redotrail_trail_{suffix}")
+    spark.createDataFrame(ddl_rows, schema).createOrReplaceTempView(f"redotrail_ddl_{suffix}")
+    query = string.Template(FEATURES_SQL.read_text()).substitute(params)
+    query = query.replace("{trail}", f"redotrail_trail_{suffix}").replace("{ddl}", f"redotrail_ddl_{suffix}")
+    frame = spark.sql(query).cache()
+    try:
+        yield frame
+    finally:
+        frame.unpersist()
+        spark.catalog.dropTempView(f"redotrail_trail_{suffix}")
+        spark.catalog.dropTempView(f"redotrail_ddl_{suffix}")
+
+
 # -- running the suite ---------------------------------------------------------------------------------
 
 
@@ -396,16 +445,17 @@ def run_suite(
             result.unpersist()
     results = next(iter(outcome.run_results.values())).results
     by_name = {r.expectation_config.meta.get("name"): r for r in results}
-    view = "redotrail_trail_" + re.sub(r"[^A-Za-z0-9_]", "_", batch_id)
+    view = "redotrail_checked_" + re.sub(r"[^A-Za-z0-9_]", "_", batch_id)
     frame.createOrReplaceTempView(view)
     return [_rule_result(spark, frame, suite, entry, by_name.get(entry["name"]), view) for entry in entries]
 
 
+WARM_THREADS = 4  # rule queries computed at once (threads of the driver, each submitting Spark jobs)
 GX_BATCH_VIEW = "tmp_view"  # the temp view GX's Spark query metrics register the batch as
 
 
 def warm_queries(spark: Any, frame: Any, gx_suite: Any) -> list[Any]:
-    """Each SQL rule's offending rows, computed once and cached, so that GX reads them from the cache.
+    """Each SQL rule's offending rows, computed together and cached, so that GX reads them from the cache.
 
     GX 1.x runs an ``UnexpectedRowsExpectation``'s query twice on Spark (``query.row_count``, then
     ``query.table`` for its rows), each time over the batch registered as the temp view
@@ -419,16 +469,22 @@ def warm_queries(spark: Any, frame: Any, gx_suite: Any) -> list[Any]:
         query = getattr(expectation, "unexpected_rows_query", None)
         if not isinstance(query, str):
             continue
-        # a query Spark cannot plan or run is left to GX, which runs it again and reports its error
-        # as the rule's result (summary.json ``exception``), as without this step
-        try:
-            result = spark.sql(query.format(batch=GX_BATCH_VIEW)).cache()
-        except Exception:  # GX reports it
-            continue
-        warmed.append(result)
-        with contextlib.suppress(Exception):  # the same: GX reports it
-            result.count()  # computed now, once
+        # a query Spark cannot plan is left to GX, which runs it again and reports its error as the
+        # rule's result (summary.json ``exception``), as without this step
+        with contextlib.suppress(Exception):  # GX reports it
+            warmed.append(spark.sql(query.format(batch=GX_BATCH_VIEW)).cache())
+    # computed side by side: a rule's query is a few small Spark jobs over the cached features, and
+    # one at a time most of their time is the driver's, waiting (a Spark job per query stage). The
+    # queries are not one union: Spark 4.1 cannot inline the CTEs of separately parsed queries in
+    # one plan (InlineCTE: "key not found").
+    with ThreadPoolExecutor(max_workers=WARM_THREADS) as pool:
+        list(pool.map(_computed, warmed))
     return warmed
+
+
+def _computed(result: Any) -> None:
+    with contextlib.suppress(Exception):  # a query that fails to run: GX runs it again and reports it
+        result.count()
 
 
 def _exception(result: Any) -> str | None:
@@ -528,12 +584,13 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     session = build_session(f"redotrail-validate-{batch_id}", spark=spark)
     # GE builds the Data Docs in a temporary folder of this process; they are copied to the batch
     with tempfile.TemporaryDirectory(prefix="redotrail-docs-") as tmp:
-        with cached_trail(session, batch.spark_uri("trail")) as frame:
-            records = frame.count()
-            # the batch's DDL positions (a few rows): rules that depend on a table's shape use them
-            source = suite["SQL_PARAMETERS"]["source_table"]
-            ddl = frame.where("op = 'DDL'").selectExpr(f"{source} AS t", "trail_seq").collect()
-            params = suite_parameters(suite, counts, manifest, [(r["t"], r["trail_seq"]) for r in ddl])
+        source = suite["SQL_PARAMETERS"]["source_table"]
+        trail = read_trail(session, batch.spark_uri("trail"))
+        ddl = ddl_statements(session, trail, source)
+        # the batch's DDL positions (a few rows): rules that depend on a table's shape use them
+        params = suite_parameters(suite, counts, manifest, [(r["source_table"], r["trail_seq"]) for r in ddl])
+        with contract_features(session, trail, ddl, params, batch_id) as frame:
+            records = frame.count()  # the one pass: the features computed and cached
             docs_dir = Path(tmp) / "docs"
             rules = run_suite(session, frame, suite, params, batch_id, docs_dir)
         # readable offline: GE's CDN scripts and stylesheets -> local copies in docs/static/vendor/;

@@ -9,7 +9,9 @@ Data Docs and in ``report/summary.json`` points at a contract rule. Two kinds of
   ``"$name"`` is a parameter the validator fills from the batch (``rolled_back_xids``).
 * ``"sql"``: the name of ``include/gx/sql/<sql>.sql``, run as an ``UnexpectedRowsExpectation``
   (per-transaction and cross-record rules; GX supports it on Spark, not on pandas). ``{batch}`` is
-  GX's placeholder for the trail; ``$source_table``, ``$counts``, ``$declared_columns``,
+  GX's placeholder for the batch, which is the trail's one pass, ``include/gx/features.sql``: each
+  record's scalar columns, the names of its image's columns, its DDL fields and its place in its
+  transaction (position, records, neighbours), so no rule orders the trail again; ``$source_table``, ``$counts``, ``$declared_columns``,
   ``$lob_issues``, ``$unknown_in_scope``, ``$ddl_counts``, ``$ddl_problems`` and ``$unsupported`` are
   filled by the validator (``OWNER.TABLE`` of a record; counts.json as rows; declared insert columns;
   counts.json's unresolved LOBs, unknown objects in scope, DDL records, DDL left unapplied and

@@ -1,17 +1,7 @@
 -- rule 10: an update's before record (B) immediately precedes its after record (A): same
 -- transaction, operation, row and change. With the image option update-befores
 -- ($update_befores: the manifest's images) every update has one; without it, none has.
-WITH updates AS (
-  SELECT trail_seq, xid, op, before_after, rowid, rba,
-         lead(trail_seq) OVER w AS next_seq, lead(op) OVER w AS next_op,
-         lead(before_after) OVER w AS next_before_after, lead(rowid) OVER w AS next_rowid,
-         lead(rba) OVER w AS next_rba,
-         lag(before_after) OVER w AS previous_before_after, lag(op) OVER w AS previous_op,
-         lag(rowid) OVER w AS previous_rowid
-  FROM {batch}
-  WHERE op IN ('UPDATE', 'PK_UPDATE')
-  WINDOW w AS (PARTITION BY xid ORDER BY trail_seq)
-)
+-- (next_* and previous_*: the neighbouring records of the transaction, include/gx/features.sql)
 SELECT trail_seq, xid,
        CASE WHEN before_after = 'B' AND NOT $update_befores
               THEN 'before record of an update, though the batch asks for none'
@@ -19,10 +9,11 @@ SELECT trail_seq, xid,
             ELSE 'update without its before record' END AS problem,
        to_json(named_struct('op', op, 'rowid', rowid, 'rba', rba, 'next_trail_seq', next_seq,
                'next_op', next_op, 'next_before_after', next_before_after)) AS detail
-FROM updates
-WHERE (before_after = 'B' AND (NOT $update_befores OR next_seq IS NULL OR next_seq != trail_seq + 1
-                               OR next_before_after != 'A' OR next_op != op OR next_rowid != rowid
-                               OR next_rba != rba))
-   OR (before_after = 'A' AND $update_befores
-       AND (previous_before_after IS NULL OR previous_before_after != 'B' OR previous_op != op
-            OR previous_rowid != rowid))
+FROM {batch}
+WHERE op IN ('UPDATE', 'PK_UPDATE')
+  AND ((before_after = 'B' AND (NOT $update_befores OR next_seq IS NULL OR next_seq != trail_seq + 1
+                                OR next_before_after != 'A' OR next_op != op OR next_rowid != rowid
+                                OR next_rba != rba))
+       OR (before_after = 'A' AND $update_befores
+           AND (previous_before_after IS NULL OR previous_before_after != 'B' OR previous_op != op
+                OR previous_rowid != rowid)))

@@ -1,15 +1,12 @@
 -- rule 6: trail_seq numbers the records 0..n-1 once each; transactions follow in commit order
--- (commit SCN ascending along trail_seq, ties by thread)
-WITH txn AS (
-  SELECT xid, min(trail_seq) AS first_seq, min(commit_scn) AS commit_scn,
-         min_by(thread, trail_seq) AS thread
+-- (commit SCN ascending along trail_seq, ties by thread). A transaction is its first record
+-- (position 1, include/gx/features.sql), ordered by where it starts.
+WITH ordered AS (
+  SELECT xid, first_seq, min_commit_scn AS commit_scn, first_thread AS thread,
+         lag(xid) OVER w AS previous_xid, lag(min_commit_scn) OVER w AS previous_commit_scn,
+         lag(first_thread) OVER w AS previous_thread
   FROM {batch}
-  GROUP BY xid
-),
-ordered AS (
-  SELECT *, lag(xid) OVER w AS previous_xid, lag(commit_scn) OVER w AS previous_commit_scn,
-         lag(thread) OVER w AS previous_thread
-  FROM txn
+  WHERE position = 1
   WINDOW w AS (ORDER BY first_seq)
 ),
 numbering AS (

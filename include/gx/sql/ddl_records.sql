@@ -3,12 +3,10 @@
 -- (TransInd 3) and has its position; counts.json's ddl_records equal the trail's DDL records per
 -- object and verb; and counts.json lists no table DDL the dictionary could not follow (ddl_problems:
 -- text not understood, or contradicting the dictionary), since rows after it would be shaped by a
--- guess (docs/tables.md)
+-- guess (docs/tables.md). The statement's fields come from include/gx/features.sql (ddl_*).
 WITH ddl AS (
   SELECT trail_seq, xid, owner, `table`, trans_ind, rba, sequence, thread,
-         try_element_at(map_from_entries(columns), 'OPERATION') AS operation,
-         try_element_at(map_from_entries(columns), 'OBJECT_TYPE') AS object_type,
-         try_element_at(map_from_entries(columns), 'DDL_TEXT') AS ddl_text
+         ddl_operation AS operation, ddl_object_type AS object_type, ddl_text
   FROM {batch}
   WHERE op = 'DDL' OR io_type = 160
 ),

@@ -5,13 +5,13 @@
 -- $lob_before_omitted); more missing columns than that fail every delete that lacks one.
 WITH dels AS (
   SELECT trail_seq, xid, $source_table AS source_table,
-         array_distinct(transform(columns, c -> c.name)) AS names
+         array_distinct(names) AS names
   FROM {batch}
   WHERE op = 'DELETE' AND $full_deletes
 ),
 widest AS (
   SELECT $source_table AS source_table,
-         max_by(array_distinct(transform(columns, c -> c.name)), size(columns)) AS names
+         max_by(array_distinct(names), size(names)) AS names
   FROM {batch}
   WHERE op = 'INSERT' AND $full_deletes
   GROUP BY 1

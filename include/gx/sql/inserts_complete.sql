@@ -5,7 +5,7 @@
 -- written into it, so no join or shuffle is added)
 WITH ins AS (
   SELECT trail_seq, xid, $source_table AS source_table,
-         array_distinct(transform(columns, c -> c.name)) AS names, $ddl_epoch AS epoch
+         array_distinct(names) AS names, $ddl_epoch AS epoch
   FROM {batch}
   WHERE op = 'INSERT'
 ),

@@ -2,9 +2,9 @@
 -- image, the new key in its image; its before record (B, rule 10) holds the old key in its image)
 WITH keyed AS (
   SELECT trail_seq, xid, op, $source_table AS source_table, key_columns,
-         filter(key_columns, k -> NOT exists(columns, c -> c.name = k)) AS missing_keys,
+         filter(key_columns, k -> NOT array_contains(names, k)) AS missing_keys,
          filter(key_columns, k -> op = 'PK_UPDATE' AND before_after = 'A'
-                                 AND NOT exists(before, c -> c.name = k))
+                                 AND NOT array_contains(before_names, k))
            AS missing_before_keys
   FROM {batch}
   WHERE op IN ('UPDATE', 'DELETE', 'PK_UPDATE')

@@ -4,7 +4,7 @@
 SELECT trail_seq, xid, 'LOB column described but not in the image' AS problem,
        to_json(named_struct('lob_columns', lob_columns)) AS detail
 FROM {batch}
-WHERE lob_columns IS NOT NULL AND exists(lob_columns, l -> NOT exists(columns, c -> c.name = l.column))
+WHERE lob_columns IS NOT NULL AND exists(lob_columns, l -> NOT array_contains(names, l.column))
 UNION ALL
 SELECT CAST(NULL AS BIGINT) AS trail_seq, CAST(NULL AS STRING) AS xid, problem, detail
 FROM ($lob_issues)

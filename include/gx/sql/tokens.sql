@@ -1,12 +1,8 @@
 -- rule 13: token R (the ROWID) on every record (a DDL record, IOType 160, has no row: no ROWID, no R);
--- L (commit SCN) and 6 (xid) on the first record of
--- each transaction only; one commit SCN and commit time per transaction, not before its changes
-WITH placed AS (
-  SELECT trail_seq, xid, rowid, commit_scn, tokens, io_type,
-         row_number() OVER (PARTITION BY xid ORDER BY trail_seq) AS position
-  FROM {batch}
-),
-checked AS (
+-- L (commit SCN) and 6 (xid) on the first record of each transaction only; one commit SCN and
+-- commit time per transaction, not before its changes (position, min_/max_commit_*, last_change_scn:
+-- include/gx/features.sql)
+WITH checked AS (
   SELECT *,
          coalesce(CASE WHEN io_type = 160 THEN rowid = '' AND NOT exists(tokens, t -> t.name = 'R')
                        ELSE size(filter(tokens, t -> t.name = 'R')) = 1
@@ -17,14 +13,7 @@ checked AS (
                      AND size(filter(tokens, t -> t.name = '6')) = 1
                      AND exists(tokens, t -> t.name = '6' AND t.value = xid)
                   ELSE NOT exists(tokens, t -> t.name IN ('L', '6')) END, false) AS commit_ok
-  FROM placed
-),
-txn AS (
-  SELECT xid, min(trail_seq) AS first_seq, count(DISTINCT commit_scn) AS commit_scns,
-         count(DISTINCT commit_time) AS commit_times, min(commit_scn) AS commit_scn,
-         max(scn) AS last_change_scn
   FROM {batch}
-  GROUP BY xid
 )
 SELECT trail_seq, xid,
        CASE WHEN NOT r_ok THEN 'token R missing or not the ROWID (or on a DDL record)'
@@ -36,7 +25,10 @@ FROM checked
 WHERE NOT r_ok OR NOT commit_ok
 UNION ALL
 SELECT first_seq, xid, 'more than one commit, or a commit before its changes',
-       to_json(named_struct('commit_scns', commit_scns, 'commit_times', commit_times,
-               'commit_scn', commit_scn, 'last_change_scn', last_change_scn))
-FROM txn
-WHERE commit_scns > 1 OR commit_times > 1 OR last_change_scn > commit_scn
+       to_json(named_struct('min_commit_scn', min_commit_scn, 'max_commit_scn', max_commit_scn,
+               'min_commit_time', min_commit_time, 'max_commit_time', max_commit_time,
+               'last_change_scn', last_change_scn))
+FROM {batch}
+WHERE position = 1
+  AND (min_commit_scn != max_commit_scn OR min_commit_time != max_commit_time
+       OR last_change_scn > min_commit_scn)
