@@ -11,14 +11,15 @@
 -- xid, one sort by trail_seq):
 --   position, records        the record's place (1..n) and the transaction's record count
 --   first_seq, last_seq      the transaction's lowest and highest trail_seq
---   previous_*, next_*       the neighbouring records' trail_seq, op, before_after, rowid, rba, scn
+--   previous_*, next_*       the neighbouring records' op, before_after, rowid, rba (previous: scn;
+--                            next: trail_seq)
 --   min_commit_scn, max_commit_scn, min_commit_time, max_commit_time, last_change_scn (max scn)
---   first_thread             the thread of the transaction's first record
--- $source_table is OWNER.TABLE as counts.json names tables.
+-- $source_table is OWNER.TABLE as counts.json names tables. Every expression is deterministic:
+-- Spark's cache answers a query of the cached batch only then (first_value, for one, is not).
 WITH narrow AS (
   SELECT t.trail_seq, t.xid, t.op, t.io_type, t.trans_ind, t.before_after, t.owner, t.`table`,
-         t.obj, t.rowid, t.rba, t.scn, t.subscn, t.commit_scn, t.commit_time, t.op_time, t.thread,
-         t.sequence, t.key_columns, t.tokens, t.lob_columns, t.batch_id, t.commit_log,
+         t.rowid, t.rba, t.scn, t.commit_scn, t.commit_time, t.op_time, t.thread, t.sequence,
+         t.key_columns, t.tokens, t.lob_columns,
          t.columns.name AS names, t.before.name AS before_names,
          d.operation AS ddl_operation, d.object_type AS ddl_object_type, d.ddl_text
   FROM {trail} AS t
@@ -30,7 +31,7 @@ SELECT *,
        count(*) OVER whole AS records,
        min(trail_seq) OVER whole AS first_seq,
        max(trail_seq) OVER whole AS last_seq,
-       lag(trail_seq) OVER w AS previous_seq, lead(trail_seq) OVER w AS next_seq,
+       lead(trail_seq) OVER w AS next_seq,
        lag(op) OVER w AS previous_op, lead(op) OVER w AS next_op,
        lag(before_after) OVER w AS previous_before_after, lead(before_after) OVER w AS next_before_after,
        lag(rowid) OVER w AS previous_rowid, lead(rowid) OVER w AS next_rowid,
@@ -38,8 +39,7 @@ SELECT *,
        lag(scn) OVER w AS previous_scn,
        min(commit_scn) OVER whole AS min_commit_scn, max(commit_scn) OVER whole AS max_commit_scn,
        min(commit_time) OVER whole AS min_commit_time, max(commit_time) OVER whole AS max_commit_time,
-       max(scn) OVER whole AS last_change_scn,
-       first_value(thread) OVER w AS first_thread
+       max(scn) OVER whole AS last_change_scn
 FROM narrow
 WINDOW w AS (PARTITION BY xid ORDER BY trail_seq),
        whole AS (PARTITION BY xid ORDER BY trail_seq ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)

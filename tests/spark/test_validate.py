@@ -376,6 +376,30 @@ def test_every_sql_rule_reads_the_batch() -> None:
         assert "batch" in [f[1] for f in Formatter().parse(path.read_text())], path.name
 
 
+def test_every_sql_rule_reads_the_cached_one_pass_not_the_trail(session: Any, tmp_path: Path) -> None:
+    """The rules read the batch's one pass (include/gx/features.sql) from Spark's cache: none reads
+    the trail's Parquet again. A rule written as a CTE over the batch, for one, is planned from the
+    trail again by Spark 4.1 (and pays the pass once more per rule)."""
+    folder = write_batch(tmp_path, batch_two())
+    suite = validate.load_suite()
+    source = suite["SQL_PARAMETERS"]["source_table"]
+    trail = read_trail(session, str(folder / "trail"))
+    ddl = validate.ddl_statements(session, trail, source)
+    counts, manifest = (json.loads((folder / name).read_text()) for name in ("counts.json", "manifest.json"))
+    params = validate.suite_parameters(
+        suite, counts, manifest, [(r["source_table"], r["trail_seq"]) for r in ddl]
+    )
+    with validate.contract_features(session, trail, ddl, params, "cache-check") as frame:
+        frame.count()
+        frame.createOrReplaceTempView("redotrail_cache_check")
+        for entry in (e for e in suite["EXPECTATIONS"] if "sql" in e):
+            text = validate.string.Template((validate.SQL_DIR / f"{entry['sql']}.sql").read_text())
+            query = text.substitute(params).replace("{batch}", "redotrail_cache_check")
+            plan = session.sql(query)._jdf.queryExecution().withCachedData().toString()
+            # what is left of the plan once the cache answers: no relation reading the trail's files
+            assert not re.search(r"\bRelation \[[^\]]*\] parquet", plan), (entry["name"], plan)
+
+
 def _ddl_batch() -> tuple[Batch, list[Any], dict[str, Any]]:
     """Batch two of tests/spark/test_schema_changes.py: DDL records between row changes (an insert
     before ADD COLUMN lacks the new column, one after DROP COLUMN the dropped one), and counts.json as

@@ -2,7 +2,13 @@
 -- L (commit SCN) and 6 (xid) on the first record of each transaction only; one commit SCN and
 -- commit time per transaction, not before its changes (position, min_/max_commit_*, last_change_scn:
 -- include/gx/features.sql)
-WITH checked AS (
+SELECT trail_seq, xid,
+       CASE WHEN NOT r_ok THEN 'token R missing or not the ROWID (or on a DDL record)'
+            WHEN position = 1 THEN 'first record without tokens L and 6 of its transaction'
+            ELSE 'tokens L or 6 on a record after the first' END AS problem,
+       to_json(named_struct('position', position, 'rowid', rowid, 'commit_scn', commit_scn,
+               'tokens', tokens)) AS detail
+FROM (
   SELECT *,
          coalesce(CASE WHEN io_type = 160 THEN rowid = '' AND NOT exists(tokens, t -> t.name = 'R')
                        ELSE size(filter(tokens, t -> t.name = 'R')) = 1
@@ -14,14 +20,7 @@ WITH checked AS (
                      AND exists(tokens, t -> t.name = '6' AND t.value = xid)
                   ELSE NOT exists(tokens, t -> t.name IN ('L', '6')) END, false) AS commit_ok
   FROM {batch}
-)
-SELECT trail_seq, xid,
-       CASE WHEN NOT r_ok THEN 'token R missing or not the ROWID (or on a DDL record)'
-            WHEN position = 1 THEN 'first record without tokens L and 6 of its transaction'
-            ELSE 'tokens L or 6 on a record after the first' END AS problem,
-       to_json(named_struct('position', position, 'rowid', rowid, 'commit_scn', commit_scn,
-               'tokens', tokens)) AS detail
-FROM checked
+) AS checked
 WHERE NOT r_ok OR NOT commit_ok
 UNION ALL
 SELECT first_seq, xid, 'more than one commit, or a commit before its changes',
