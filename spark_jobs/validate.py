@@ -27,7 +27,6 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -450,7 +449,6 @@ def run_suite(
     return [_rule_result(spark, frame, suite, entry, by_name.get(entry["name"]), view) for entry in entries]
 
 
-WARM_THREADS = 4  # rule queries computed at once (threads of the driver, each submitting Spark jobs)
 GX_BATCH_VIEW = "tmp_view"  # the temp view GX's Spark query metrics register the batch as
 
 
@@ -473,12 +471,11 @@ def warm_queries(spark: Any, frame: Any, gx_suite: Any) -> list[Any]:
         # rule's result (summary.json ``exception``), as without this step
         with contextlib.suppress(Exception):  # GX reports it
             warmed.append(spark.sql(query.format(batch=GX_BATCH_VIEW)).cache())
-    # computed side by side: a rule's query is a few small Spark jobs over the cached features, and
-    # one at a time most of their time is the driver's, waiting (a Spark job per query stage). The
-    # queries are not one union: Spark 4.1 cannot inline the CTEs of separately parsed queries in
-    # one plan (InlineCTE: "key not found").
-    with ThreadPoolExecutor(max_workers=WARM_THREADS) as pool:
-        list(pool.map(_computed, warmed))
+    # one after another: run side by side (threads of the driver) they took longer, on two cores,
+    # for a small batch (docs/benchmarks.md). Not one union either: Spark 4.1 cannot inline the CTEs
+    # of separately parsed queries in one plan (InlineCTE: "key not found").
+    for result in warmed:
+        _computed(result)
     return warmed
 
 
