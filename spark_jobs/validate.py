@@ -27,6 +27,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -402,7 +403,13 @@ def _context(docs_dir: Path) -> Any:
 
 
 def run_suite(
-    spark: Any, frame: Any, suite: dict[str, Any], params: dict[str, Any], batch_id: str, docs_dir: Path
+    spark: Any,
+    frame: Any,
+    suite: dict[str, Any],
+    params: dict[str, Any],
+    batch_id: str,
+    docs_dir: Path,
+    records: int = 0,
 ) -> list[dict[str, Any]]:
     """Run the suite on the trail DataFrame, build the Data Docs; one result dict per entry."""
     gx = import_gx()
@@ -434,7 +441,9 @@ def run_suite(
             result_format={"result_format": "SUMMARY", "partial_unexpected_count": SAMPLE_ROWS},
         )
     )
-    warmed = warm_queries(spark, frame, gx_suite)
+    warmed = warm_queries(
+        spark, frame, gx_suite, threads=1 if records < SIDE_BY_SIDE_RECORDS else WARM_THREADS
+    )
     try:
         outcome = checkpoint.run(
             batch_parameters={"dataframe": frame}, run_id=RunIdentifier(run_name=batch_id)
@@ -449,10 +458,12 @@ def run_suite(
     return [_rule_result(spark, frame, suite, entry, by_name.get(entry["name"]), view) for entry in entries]
 
 
+WARM_THREADS = 4  # rule queries computed at once on a batch of SIDE_BY_SIDE_RECORDS or more
+SIDE_BY_SIDE_RECORDS = 100_000
 GX_BATCH_VIEW = "tmp_view"  # the temp view GX's Spark query metrics register the batch as
 
 
-def warm_queries(spark: Any, frame: Any, gx_suite: Any) -> list[Any]:
+def warm_queries(spark: Any, frame: Any, gx_suite: Any, threads: int = 1) -> list[Any]:
     """Each SQL rule's offending rows, computed together and cached, so that GX reads them from the cache.
 
     GX 1.x runs an ``UnexpectedRowsExpectation``'s query twice on Spark (``query.row_count``, then
@@ -471,11 +482,12 @@ def warm_queries(spark: Any, frame: Any, gx_suite: Any) -> list[Any]:
         # rule's result (summary.json ``exception``), as without this step
         with contextlib.suppress(Exception):  # GX reports it
             warmed.append(spark.sql(query.format(batch=GX_BATCH_VIEW)).cache())
-    # one after another: run side by side (threads of the driver) they took longer, on two cores,
-    # for a small batch (docs/benchmarks.md). Not one union either: Spark 4.1 cannot inline the CTEs
-    # of separately parsed queries in one plan (InlineCTE: "key not found").
-    for result in warmed:
-        _computed(result)
+    # side by side on a batch of some size, one after another on a small one: on two cores four
+    # driver threads took 473K records from 36 to 22 s and 8 records from 11.7 to 13.8 s
+    # (docs/benchmarks.md). Not one union: Spark 4.1 cannot inline the CTEs of separately parsed
+    # queries in one plan (InlineCTE: "key not found").
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(_computed, warmed))
     return warmed
 
 
@@ -589,7 +601,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         with contract_features(session, trail, ddl, params, batch_id) as frame:
             records = frame.count()  # the one pass: the features computed and cached
             docs_dir = Path(tmp) / "docs"
-            rules = run_suite(session, frame, suite, params, batch_id, docs_dir)
+            rules = run_suite(session, frame, suite, params, batch_id, docs_dir, records)
         # readable offline: GE's CDN scripts and stylesheets -> local copies in docs/static/vendor/;
         # the index links to the operations report across batches (<work>/reports/index.html)
         try:
