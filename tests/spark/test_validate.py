@@ -281,6 +281,22 @@ def test_a_broken_trail_fails_names_its_rule_and_publishes_nothing(
     assert not warehouse.exists() and not (folder / "PUBLISHED").exists()
 
 
+def test_rule_queries_computed_side_by_side_give_the_same_verdict(
+    session: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``SIDE_BY_SIDE_RECORDS`` records on, the rule queries are computed four at a time (driver
+    threads): the verdict, counts and samples are those of one at a time."""
+    batch, trail, counts = _commit_order_swapped()
+    summaries = []
+    for threshold in (10**9, 0):  # one at a time, then side by side
+        monkeypatch.setattr(validate, "SIDE_BY_SIDE_RECORDS", threshold)
+        folder = write_batch(tmp_path / str(threshold), batch, trail, counts)
+        assert validate.main(["--batch-dir", str(folder)], spark=session) == validate.EXIT_INVALID
+        summaries.append({k: v for k, v in _summary(folder).items() if k not in ("docs", "reports_url")})
+    assert summaries[0] == summaries[1]
+    assert summaries[1]["failed"] == [{"name": "commit_order", "rule": 6, "unexpected_count": 1}]
+
+
 def _unknown_object_batch(tmp_path: Path) -> Path:
     """counts.json as assemble writes it when a table created after the dictionary's export (object
     90001, above its max_object_id) had 4 changes, a table the export lists for captured owner
