@@ -23,15 +23,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
 
 
-def _machine_cpu_s() -> float:
-    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+def _cpu_reading() -> Callable[[], float]:
+    """``bench_spark._machine_cpu_s``, the same reading as its runs' ``cpu_s``. Imported once the
+    checkout's own ``redo_lib`` is: ``bench_spark`` puts this repository first on ``sys.path``."""
+    sys.path.append(str(BENCH))
+    from bench_spark import _machine_cpu_s
+
+    return _machine_cpu_s
 
 
 def worker(code: Path, batch: Path, runs: int, cores: int) -> None:
@@ -40,6 +45,7 @@ def worker(code: Path, batch: Path, runs: int, cores: int) -> None:
     from spark_jobs import validate
     from spark_jobs.common import build_session
 
+    _machine_cpu_s = _cpu_reading()
     spark = build_session("bench-validate", master=f"local[{cores}]")
     tracker = spark.sparkContext.statusTracker()
     with tempfile.TemporaryDirectory(prefix="bench-validate-") as tmp:
