@@ -528,8 +528,9 @@ def shared_trails() -> Iterator[None]:
     Publish reads the whole trail into Spark's cache (about 11 s of a 1 GB batch on two cores:
     docs/benchmarks.md); validate reads only the columns its rules check and caches no trail
     (include/gx/features.sql), so today publish is the one stage of a batch that fills it. Only
-    inside the block: the batch folder stays the stages' one hand-over, and no cached trail outlives the batch
-    that wrote it (a stage re-run after its trail was rewritten would otherwise read the old rows)."""
+    inside the block: the batch folder stays the stages' one hand-over, and no cached trail
+    outlives the batch that wrote it (a stage re-run after its trail was rewritten would otherwise
+    read the old rows)."""
     global _SHARED_TRAILS
     outer, _SHARED_TRAILS = _SHARED_TRAILS, {}
     try:

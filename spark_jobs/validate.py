@@ -293,6 +293,17 @@ def load_suite(path: Path = SUITE_FILE) -> dict[str, Any]:
     return runpy.run_path(str(path))
 
 
+def rule_query(entry: dict[str, Any], params: dict[str, Any]) -> str:
+    """A SQL rule's query (``include/gx/sql/<sql>.sql``) with the batch's parameters, ``{batch}``
+    left for GX."""
+    return string.Template((SQL_DIR / f"{entry['sql']}.sql").read_text()).substitute(params)
+
+
+def view_name(prefix: str, batch_id: str) -> str:
+    """A temp view of this batch's: ``prefix`` and the batch id as an identifier."""
+    return prefix + re.sub(r"[^A-Za-z0-9_]", "_", batch_id)
+
+
 def expectation_of(entry: dict[str, Any], params: dict[str, Any]) -> Any:
     """One GX expectation from a suite entry, its rule in ``meta``, ``description`` and ``notes``."""
     gxe = import_gx().expectations
@@ -309,8 +320,7 @@ def expectation_of(entry: dict[str, Any], params: dict[str, Any]) -> Any:
         notes += f"\n\n{params[entry['batch_note']]}"
     text = {"meta": meta, "description": description, "notes": notes}
     if "sql" in entry:
-        query = string.Template((SQL_DIR / f"{entry['sql']}.sql").read_text()).substitute(params)
-        return gxe.UnexpectedRowsExpectation(unexpected_rows_query=query, **text)
+        return gxe.UnexpectedRowsExpectation(unexpected_rows_query=rule_query(entry, params), **text)
     kwargs = {
         k: params[v[1:]] if isinstance(v, str) and v.startswith("$") else v
         for k, v in entry["kwargs"].items()
@@ -323,7 +333,7 @@ def expectation_of(entry: dict[str, Any], params: dict[str, Any]) -> Any:
 DDL_FIELDS = ("OPERATION", "OBJECT_TYPE", "DDL_TEXT")
 
 
-def ddl_statements(spark: Any, trail: Any, source_table: str) -> list[Any]:
+def ddl_statements(trail: Any, source_table: str) -> list[Any]:
     """The trail's DDL records (IOType 160): position, ``OWNER.TABLE`` and the statement's fields.
 
     A read of their own, filtered: Parquet skips the row groups without DDL (their ``op`` and
@@ -346,23 +356,23 @@ def contract_features(
     for the block (every rule and column expectation reads it, none the trail itself)."""
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-    suffix = re.sub(r"[^A-Za-z0-9_]", "_", batch_id)
+    trail_view, ddl_view = view_name("redotrail_trail_", batch_id), view_name("redotrail_ddl_", batch_id)
     schema = StructType(
         [StructField("trail_seq", LongType()), StructField("xid", StringType())]
         + [StructField(f.lower(), StringType()) for f in DDL_FIELDS]
     )
     ddl_rows = [(r["trail_seq"], r["xid"], *(r[f.lower()] for f in DDL_FIELDS)) for r in ddl]
-    trail.createOrReplaceTempView(f"redotrail_trail_{suffix}")
-    spark.createDataFrame(ddl_rows, schema).createOrReplaceTempView(f"redotrail_ddl_{suffix}")
+    trail.createOrReplaceTempView(trail_view)
+    spark.createDataFrame(ddl_rows, schema).createOrReplaceTempView(ddl_view)
     query = string.Template(FEATURES_SQL.read_text()).substitute(params)
-    query = query.replace("{trail}", f"redotrail_trail_{suffix}").replace("{ddl}", f"redotrail_ddl_{suffix}")
+    query = query.replace("{trail}", trail_view).replace("{ddl}", ddl_view)
     frame = spark.sql(query).cache()
     try:
         yield frame
     finally:
         frame.unpersist()
-        spark.catalog.dropTempView(f"redotrail_trail_{suffix}")
-        spark.catalog.dropTempView(f"redotrail_ddl_{suffix}")
+        spark.catalog.dropTempView(trail_view)
+        spark.catalog.dropTempView(ddl_view)
 
 
 # -- running the suite ---------------------------------------------------------------------------------
@@ -411,7 +421,8 @@ def run_suite(
     docs_dir: Path,
     records: int = 0,
 ) -> list[dict[str, Any]]:
-    """Run the suite on the trail DataFrame, build the Data Docs; one result dict per entry."""
+    """Run the suite on the batch's one pass (:func:`contract_features`, ``records`` rows), build the
+    Data Docs; one result dict per entry."""
     gx = import_gx()
     from great_expectations.core.run_identifier import RunIdentifier
 
@@ -453,7 +464,7 @@ def run_suite(
             result.unpersist()
     results = next(iter(outcome.run_results.values())).results
     by_name = {r.expectation_config.meta.get("name"): r for r in results}
-    view = "redotrail_checked_" + re.sub(r"[^A-Za-z0-9_]", "_", batch_id)
+    view = view_name("redotrail_checked_", batch_id)
     frame.createOrReplaceTempView(view)
     return [_rule_result(spark, frame, suite, entry, by_name.get(entry["name"]), view) for entry in entries]
 
@@ -595,7 +606,7 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     with tempfile.TemporaryDirectory(prefix="redotrail-docs-") as tmp:
         source = suite["SQL_PARAMETERS"]["source_table"]
         trail = read_trail(session, batch.spark_uri("trail"))
-        ddl = ddl_statements(session, trail, source)
+        ddl = ddl_statements(trail, source)
         # the batch's DDL positions (a few rows): rules that depend on a table's shape use them
         params = suite_parameters(suite, counts, manifest, [(r["source_table"], r["trail_seq"]) for r in ddl])
         with contract_features(session, trail, ddl, params, batch_id) as frame:

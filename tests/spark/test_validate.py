@@ -400,7 +400,7 @@ def test_every_sql_rule_reads_the_cached_one_pass_not_the_trail(session: Any, tm
     suite = validate.load_suite()
     source = suite["SQL_PARAMETERS"]["source_table"]
     trail = read_trail(session, str(folder / "trail"))
-    ddl = validate.ddl_statements(session, trail, source)
+    ddl = validate.ddl_statements(trail, source)
     counts, manifest = (json.loads((folder / name).read_text()) for name in ("counts.json", "manifest.json"))
     params = validate.suite_parameters(
         suite, counts, manifest, [(r["source_table"], r["trail_seq"]) for r in ddl]
@@ -409,8 +409,7 @@ def test_every_sql_rule_reads_the_cached_one_pass_not_the_trail(session: Any, tm
         frame.count()
         frame.createOrReplaceTempView("redotrail_cache_check")
         for entry in (e for e in suite["EXPECTATIONS"] if "sql" in e):
-            text = validate.string.Template((validate.SQL_DIR / f"{entry['sql']}.sql").read_text())
-            query = text.substitute(params).replace("{batch}", "redotrail_cache_check")
+            query = validate.rule_query(entry, params).replace("{batch}", "redotrail_cache_check")
             plan = session.sql(query)._jdf.queryExecution().withCachedData().toString()
             # what is left of the plan once the cache answers: no relation reading the trail's files
             assert not re.search(r"\bRelation \[[^\]]*\] parquet", plan), (entry["name"], plan)
