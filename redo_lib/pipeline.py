@@ -356,6 +356,9 @@ def reconcile(
         # captured row changes decoded but not emitted: an image the decoder does not read (an
         # OLTP-compressed row piece, redo_lib/unsupported.py); its own term, never silently missing
         "unsupported_ops": by_table(emitter.unsupported),
+        # updates keyed by their ROWID (also in ``trail``): the redo held not all of the table's key
+        # columns (minimal supplemental logging; docs/tables.md, "Keyed by ROWID")
+        "rowid_keyed": by_table(emitter.rowid_keyed),
         "orphaned": by_table(table.orphaned),
         "carried_out": by_table(carried_out),
         "transactions": {

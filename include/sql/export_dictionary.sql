@@ -13,7 +13,9 @@
 --   left out), its enabled primary / unique key constraints, the object ids of its partitions
 --   and subpartitions, and the storage the decoder cannot read ("encrypted": a TDE tablespace,
 --   "compress_for": DBA_TABLES.COMPRESS_FOR when compressed, "iot_type": an index-organized table,
---   whose "dataobj" is then its IOT - TOP index's; each absent when not so). The layouts of Oracle's
+--   whose "dataobj" is then its IOT - TOP index's; each absent when not so), and "supplemental": "all"
+--   when every column is supplementally logged (V$DATABASE.SUPPLEMENTAL_LOG_DATA_ALL, or an ALL
+--   COLUMN LOGGING group in DBA_LOG_GROUPS; absent otherwise: deletes then carry their key). The layouts of Oracle's
 --   own dictionary tables SYS.OBJ$, TABPART$, TABCOMPART$, TABSUBPART$, USER$ and COL$ are "tables"
 --   entries too, owned by SYS (their columns by SEGCOL#, from DBA_TAB_COLS), and the "sys" member
 --   holds the exported owners' rows of those tables, each with its ROWID (ROWIDTOCHAR) and valid
@@ -28,7 +30,8 @@
 --   Python (redo_lib/dictionary/model.py, type_code_for_name), not here. CHARACTER_SET_NAME is passed
 --   through as CHAR_CS / NCHAR_CS and resolved against the exported character sets on load.
 --
---   DBA_TABLESPACES and DBA_INDEXES are read too (the storage attributes), and the six SYS tables
+--   DBA_TABLESPACES and DBA_INDEXES are read too (the storage attributes), DBA_LOG_GROUPS (the
+--   supplemental logging), and the six SYS tables
 --   above themselves (the "sys" member).
 --
 -- HOW TO RUN (SQL*Plus or SQLcl; Oracle 12.2 or later)
@@ -126,6 +129,12 @@ tabs AS (
               THEN 'true' END AS encrypted,
          CASE WHEN t.compression = 'ENABLED' THEN t.compress_for END AS compress_for,
          t.iot_type,
+         -- every column supplementally logged, by the database or the table (docs/tables.md)
+         CASE WHEN (SELECT d.supplemental_log_data_all FROM v$database d) = 'YES'
+                OR EXISTS (SELECT 1 FROM dba_log_groups g
+                            WHERE g.owner = t.owner AND g.table_name = t.table_name
+                              AND g.log_group_type = 'ALL COLUMN LOGGING')
+              THEN 'all' END AS supplemental,
          ROW_NUMBER() OVER (ORDER BY o.owner, o.object_name) AS tab_no
     FROM dba_tables t
     JOIN dba_objects o
@@ -339,7 +348,7 @@ heads AS (
          JSON_OBJECT('obj' VALUE object_id, 'dataobj' VALUE data_object_id,
                      'owner' VALUE owner, 'name' VALUE table_name,
                      'encrypted' VALUE encrypted FORMAT JSON, 'compress_for' VALUE compress_for,
-                     'iot_type' VALUE iot_type ABSENT ON NULL) AS js
+                     'iot_type' VALUE iot_type, 'supplemental' VALUE supplemental ABSENT ON NULL) AS js
     FROM tabs
 ),
 lines AS (

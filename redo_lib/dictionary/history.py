@@ -641,6 +641,7 @@ def _table_to_json(version: TableVersion) -> dict[str, Any]:
         **({"encrypted": True} if version.encrypted else {}),
         **({"compress_for": version.compress_for} if version.compress_for else {}),
         **({"iot_type": version.iot_type} if version.iot_type else {}),
+        **({"supplemental": version.supplemental} if version.supplemental else {}),
     }
 
 
@@ -752,6 +753,7 @@ def _table_from_json(
             encrypted=table.opt_bool("encrypted", False),
             compress_for=table.opt_str("compress_for") or None,
             iot_type=table.opt_str("iot_type") or None,
+            supplemental=table.opt_str("supplemental") or None,
         )
     except DictionaryError as exc:
         exc.details.setdefault("json_path", table.path)

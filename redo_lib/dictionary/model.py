@@ -325,6 +325,10 @@ class TableVersion:
     compressed) and ``iot_type`` (``IOT``, ``IOT_OVERFLOW``, ``IOT_MAPPING``; ``None``: a heap table)
     say which of its changes the decoder cannot read (``redo_lib/unsupported.py``,
     docs/data-quality.md); optional in the document, older exports have none of them.
+
+    ``supplemental`` is the table's supplemental logging (``all``, ``primary``, ``unique``,
+    ``foreign``, ``none``; ``None``: not said, taken as ``primary``): with ``all`` (ALL COLUMNS logged
+    on the table or the database) the decoder gives deletes their whole row (docs/tables.md).
     """
 
     obj: int
@@ -340,6 +344,7 @@ class TableVersion:
     encrypted: bool = False
     compress_for: str | None = None
     iot_type: str | None = None
+    supplemental: str | None = None
 
     def __post_init__(self) -> None:
         # Accept lists and plain strings from callers; store tuples and the enum.

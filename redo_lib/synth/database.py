@@ -85,9 +85,19 @@ class TableState:
     """A table's rows and space. ``rows`` iterates in ROWID order through :meth:`scan`."""
 
     def __init__(
-        self, spec: TableSpec, *, obj: int, dataobj: int, rfile: int, base_block: int, block_size: int
+        self,
+        spec: TableSpec,
+        *,
+        obj: int,
+        dataobj: int,
+        rfile: int,
+        base_block: int,
+        block_size: int,
+        supplemental: str = "primary",
     ) -> None:
         self.spec = spec
+        # the supplemental logging in force: the table's, else the database's (scenario.py)
+        self.supplemental = supplemental
         self.obj = obj
         self.dataobj = dataobj
         self.rfile = rfile

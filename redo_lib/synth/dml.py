@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,7 @@ from redo_lib.synth.pairs import (
     array_insert_pairs,
     delete_pairs,
     insert_pairs,
+    logged_indexes,
     update_pairs,
 )
 from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, Predicate, Update
@@ -84,11 +85,17 @@ def _expect(
     before: Sequence[Any] | None = None,
     changed: Sequence[int] = (),
     old: Sequence[Any] | None = None,
+    before_columns: Sequence[int] = (),
+    key_columns: Sequence[str] | None = None,
+    key_index: Sequence[int] | None = None,
 ) -> None:
     """Spool the expected record of one row change. ``old``: the row's values before an UPDATE or
     DELETE, for the before images (``update-befores``, ``full-deletes``): the columns of ``columns``
-    (an update) or every column (a delete) with their old values, but an out-of-row LOB, whose old
-    value the redo does not hold (only its locator)."""
+    then ``before_columns`` (an update: the other columns supplementally logged) or every column (a
+    delete) with their old values, but an out-of-row LOB, whose old value the redo does not hold
+    (only its locator). ``key_columns``: the record's (default the table's; none for a record keyed
+    by its ROWID); ``key_index``: the key columns of ``before`` (default the table's; of a record
+    keyed by its ROWID, those the redo holds)."""
     if table.spec.storage and unreadable(table, op, row):
         return  # the redo holds it in a form the decoder cannot read: counted, not in the trail
     spec = table.spec
@@ -106,13 +113,12 @@ def _expect(
 
     before_image = before_lobs = None
     if old is not None:
-        held = [
-            i
-            for i in (range(len(cols)) if op == "DELETE" else columns)
-            if cols[i].type.name not in LOB_TYPES
-            or old[i] is None
-            or len(encode(cols[i].type, old[i])) <= IN_ROW_LIMIT
-        ]
+        idx = (
+            range(len(cols))
+            if op == "DELETE"
+            else [*columns, *(i for i in before_columns if i not in columns)]
+        )
+        held = _held(table, idx, old)
         before_image, before_lobs = image(held, old), lob_sizes(held, old)
 
     t.spool.append(
@@ -122,8 +128,10 @@ def _expect(
             table=spec.name,
             obj=table.obj,
             columns=image(columns, values),
-            before=[] if before is None else image(table.key_index, before),
-            key_columns=table.key_columns,
+            before=[]
+            if before is None
+            else image(table.key_index if key_index is None else key_index, before),
+            key_columns=table.key_columns if key_columns is None else tuple(key_columns),
             changed=[cols[i].name for i in changed],
             rowid=table.rowid(row),
             scn=placed.scn,
@@ -139,12 +147,28 @@ def _expect(
     )
 
 
+def _held(table: TableState, idx: Iterable[int], old: Sequence[Any]) -> list[int]:
+    """The columns of ``idx`` whose old value the redo holds: all but an out-of-row LOB's."""
+    cols = table.spec.columns
+    return [
+        i
+        for i in idx
+        if cols[i].type.name not in LOB_TYPES
+        or old[i] is None
+        or len(encode(cols[i].type, old[i])) <= IN_ROW_LIMIT
+    ]
+
+
 def _expect_insert(t: OpenTxn, table: TableState, row: Row, placed: Placed) -> None:
     _expect(t, table, "INSERT", row, placed, range(len(row.values)), row.values)
 
 
 def _expect_delete(t: OpenTxn, table: TableState, row: Row, placed: Placed) -> None:
-    _expect(t, table, "DELETE", row, placed, table.key_index, row.values, old=row.values)
+    # ALL COLUMNS logged: GoldenGate writes the whole row (the undo holds it), as with full deletes
+    columns = (
+        _held(table, range(len(row.values)), row.values) if table.supplemental == "all" else table.key_index
+    )
+    _expect(t, table, "DELETE", row, placed, columns, row.values, old=row.values)
 
 
 # -- INSERT -----------------------------------------------------------------------------------------
@@ -594,15 +618,33 @@ def _apply_update(
             ),
         )
     )
+    # what the redo holds of the old row: the changed columns (undo) and the supplemental ones
+    logged = logged_indexes(table, changed)
+    held = set(changed) | set(logged)
+    if not all(i in held for i in table.key_index):
+        # minimal logging: the key is not in the redo, the record is keyed by its ROWID (docs/tables.md):
+        # the key columns it holds, then the changed ones; a change of one of those is a key update
+        keys = [i for i in table.key_index if i in held]
+        columns = keys + [i for i in sorted(changed) if i not in keys]
+        key_changed = any(i in new and new[i] != old_values[i] for i in keys)
+        _expect(
+            t, table, "PK_UPDATE" if key_changed else "UPDATE", row, placements[0], columns, row.values,
+            before=old_values if key_changed else None, changed=changed, old=old_values,
+            before_columns=logged, key_columns=(), key_index=keys,
+        )  # fmt: skip
+        return
     key_changed = any(i in new and new[i] != old_values[i] for i in table.key_index)
     columns = sorted(set(table.key_index) | set(changed))
     if key_changed:
         _expect(
             t, table, "PK_UPDATE", row, placements[0], columns, row.values, before=old_values, changed=changed,
-            old=old_values,
+            old=old_values, before_columns=logged,
         )  # fmt: skip
     else:
-        _expect(t, table, "UPDATE", row, placements[0], columns, row.values, changed=changed, old=old_values)
+        _expect(
+            t, table, "UPDATE", row, placements[0], columns, row.values, changed=changed, old=old_values,
+            before_columns=logged,
+        )  # fmt: skip
 
 
 def delete(e: Engine, t: OpenTxn, step: Delete) -> None:

@@ -181,6 +181,7 @@ class Engine:
             rfile=4,
             base_block=0x100 + 0x8000 * count,
             block_size=self.settings.data_block_size,
+            supplemental=spec.supplemental or self.settings.supplemental,
         )
 
     def new_segment(self, table: Any, obj: int, dataobj: int) -> TableState:

@@ -68,6 +68,13 @@ STORAGE_ATTRIBUTES: dict[str | None, dict[str, Any]] = {
 }
 
 
+def _supplemental_attribute(mode: str) -> dict[str, Any]:
+    """What an export says of a table's supplemental logging (``DBA_LOG_GROUPS`` /
+    ``V$DATABASE.SUPPLEMENTAL_LOG_DATA_*``): nothing for the default PRIMARY KEY logging, so the
+    dictionaries of the scenarios without the setting stay as they were."""
+    return {} if mode == "primary" else {"supplemental": mode}
+
+
 def build_dictionary(engine: Engine) -> DictionaryHistory:
     """The dictionary of the scenario's tables as they are when it starts (one version each, valid
     from before the first SCN): what a dictionary export before the run gives
@@ -113,6 +120,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 key_kind=kind,
                 valid_from_scn=max(engine.settings.start_scn - 1, 0),
                 **STORAGE_ATTRIBUTES.get(spec.storage, {}),
+                **_supplemental_attribute(spec.supplemental or engine.settings.supplemental),
             )
         )
     valid_from = max(engine.settings.start_scn - 1, 0)

@@ -5,6 +5,7 @@ The YAML form (see include/scenarios/*.yaml)::
     name: basic_dml
     settings: {compat: 19c, block_size: 512, log_size: 1MB, start_time: 2024-01-15T10:00:00}
     database: {charset: ZHS16GBK, national_charset: AL16UTF16}   # optional; AL32UTF8 / AL16UTF16
+                                   # also supplemental: all | primary (default) | unique | foreign | none
     tables:
       - owner: HR
         name: EMP
@@ -13,6 +14,8 @@ The YAML form (see include/scenarios/*.yaml)::
           - {name: NAME, type: VARCHAR2(30)}
         primary_key: [ID]          # optional; unique_keys: [[NAME]] also optional
         storage: encrypted         # optional: encrypted, oltp_compressed or iot (docs/generator.md)
+        supplemental: all          # optional: the table's logging, else the database's (pairs.py)
+        foreign_keys: [[DEPT_ID]]  # optional: FOREIGN KEY log groups (supplemental: foreign)
     sessions: [{name: s1, thread: 1}, {name: s2, thread: 2}]
     steps:
       - insert: {table: EMP, values: {ID: 1, NAME: A}}
@@ -90,7 +93,7 @@ from redo_lib.synth.scenario import (
 __all__ = ["dump_scenario", "dump_step", "load_scenario", "parse_scenario", "parse_step"]
 
 #: the ``database:`` keys (Settings fields too, written under ``database``, not ``settings``)
-_DATABASE_KEYS = {"charset", "national_charset"}
+_DATABASE_KEYS = {"charset", "national_charset", "supplemental"}
 _SETTING_KEYS = {f.name for f in dataclasses.fields(Settings)} - _DATABASE_KEYS
 #: (database, national) character sets when a scenario names none
 _DEFAULT_SETS = (DEFAULT_CHARSET, DEFAULT_NATIONAL_CHARSET)
@@ -196,6 +199,8 @@ _TABLE_KEYS = frozenset(
         "locator_pages",
         "storage",
         "partition_by",
+        "supplemental",
+        "foreign_keys",
     }
 )
 
@@ -234,6 +239,8 @@ def _table(raw: Any, i: int, *, what: str = "", sets: tuple[str, str] = _DEFAULT
         partition_by=None
         if raw.get("partition_by") is None
         else parse_partition_by(raw["partition_by"], what),
+        supplemental=None if raw.get("supplemental") is None else str(raw["supplemental"]),
+        foreign_keys=tuple(tuple(k) for k in raw.get("foreign_keys") or ()),
     )
 
 
@@ -444,6 +451,8 @@ def _table_plain(t: TableSpec) -> dict[str, Any]:
         | ({"locator_pages": t.locator_pages} if t.locator_pages else {})
         | ({"storage": t.storage} if t.storage else {})
         | ({"partition_by": dump_partition_by(t.partition_by)} if t.partition_by else {})
+        | ({"supplemental": t.supplemental} if t.supplemental else {})
+        | ({"foreign_keys": [list(k) for k in t.foreign_keys]} if t.foreign_keys else {})
     )
 
 
@@ -552,6 +561,8 @@ def dump_scenario(scenario: Scenario, out: TextIO, *, steps: Iterable[Step] | No
     doc: dict[str, Any] = {"name": scenario.name, "settings": settings}
     if (s.charset, s.national_charset) != _DEFAULT_SETS:
         doc["database"] = {"charset": s.charset, "national_charset": s.national_charset}
+    if s.supplemental != "primary":
+        doc.setdefault("database", {})["supplemental"] = s.supplemental
     if scenario.random is not None:
         doc["random"] = dict(scenario.random)
     doc["tables"] = [_table_plain(t) for t in scenario.tables]

@@ -13,8 +13,14 @@ Layouts chosen where the doc leaves room (each follows the decoding rules of §6
   Piece fb: head ``H F`` (0x28), middle 0, last ``L`` (0x04); nrid = next piece;
 * trailing NULL columns are not stored: the last piece's cc stops at its last non-NULL column
   (cc 0 for an all-NULL row), as Oracle writes rows;
-* key columns (rule 12) are logged in S2-S4 with their old values on the first pair of every UPDATE
-  and DELETE;
+* supplemental columns (S2-S4, old values, on the first pair) as the table's supplemental logging
+  has Oracle write them (``TableState.supplemental``, redo-format §5.0.1; the real 19c records of
+  oracdc show each form): ``primary`` the key (rule 12) on every UPDATE and DELETE (the generator's
+  historic form; real deletes log none, their undo holds the row); ``all`` on an UPDATE every
+  column the change does not carry (LOB columns never: Oracle does not log them), on a DELETE none
+  (the undo IRP is the whole row); ``unique`` / ``foreign`` the columns of each unique key / foreign
+  key the UPDATE changes a column of (a conditional log group), none on a DELETE; ``none`` (minimal
+  logging) no column, the S1 header alone;
 * array insert: per block, undo QMD (slots) + redo QMI (rows), no supplemental data (§6.6.3);
   array delete: per block, undo QMI (old rows) + redo QMD.
 """
@@ -26,9 +32,18 @@ from typing import Any
 
 from redo_lib.format.model import Kdo, KdoOpCode, KtbRedo, QmiRow, RowOperation, Supplemental, UndoRecord
 from redo_lib.scn import Uba, Xid
+from redo_lib.synth.columns import LOB_TYPES
 from redo_lib.synth.database import Piece, Row, TableState
 
-__all__ = ["Pair", "array_delete_pairs", "array_insert_pairs", "delete_pairs", "insert_pairs", "update_pairs"]
+__all__ = [
+    "Pair",
+    "array_delete_pairs",
+    "array_insert_pairs",
+    "delete_pairs",
+    "insert_pairs",
+    "logged_indexes",
+    "update_pairs",
+]
 
 Pair = tuple[UndoRecord, RowOperation]
 _FB_HEAD, _FB_FIRST, _FB_LAST = 0x20, 0x08, 0x04
@@ -143,8 +158,34 @@ def _simple_kdo(t: TableState, piece: Piece, op: int) -> Kdo:
     return Kdo(op=op, bdba=t.dba(piece.block), hdba=t.hdba, maxfr=4858, itli=_ITL, slot=piece.slot)
 
 
-def _key_columns(t: TableState, data: Sequence[bytes | None]) -> tuple[tuple[int, bytes | None], ...]:
-    return tuple((i + 1, data[i]) for i in t.key_index)
+def _logged_columns(
+    t: TableState, data: Sequence[bytes | None], changed: Sequence[int] | None = None
+) -> tuple[tuple[int, bytes | None], ...]:
+    """(segcol#, old bytes) of the supplemental columns of an UPDATE (``changed``: its columns) or
+    a DELETE (``None``), by the table's supplemental logging (module docstring)."""
+    return tuple((i + 1, data[i]) for i in logged_indexes(t, changed))
+
+
+def logged_indexes(t: TableState, changed: Sequence[int] | None) -> tuple[int, ...]:
+    """The column indexes Oracle logs as supplemental data for an UPDATE of ``changed`` (a DELETE:
+    ``None``) under the table's supplemental logging, ascending (the module docstring)."""
+    mode = t.supplemental
+    if mode == "primary":
+        return tuple(t.key_index)
+    if mode == "none" or changed is None:
+        return ()
+    spec = t.spec
+    if mode == "all":
+        return tuple(
+            i for i, c in enumerate(spec.columns) if i not in changed and c.type.name not in LOB_TYPES
+        )
+    groups = spec.unique_keys if mode == "unique" else spec.foreign_keys
+    logged: set[int] = set()
+    for group in groups:
+        idx = [spec.index_of(name) for name in group]
+        if any(i in changed for i in idx):
+            logged.update(i for i in idx if i not in changed)
+    return tuple(sorted(logged))
 
 
 def _supplemental(
@@ -193,7 +234,7 @@ def delete_pairs(ctx: PairContext, t: TableState, row: Row) -> list[Pair]:
     pairs: list[Pair] = []
     n = len(row.pieces)
     for index, piece in enumerate(row.pieces):
-        keys = _key_columns(t, row.data) if index == 0 else ()
+        keys = _logged_columns(t, row.data) if index == 0 else ()
         supp = _supplemental(
             row, t, op=4, first=index == 0, last=index == n - 1, before=piece.first + 1, after=0, keys=keys
         )
@@ -221,7 +262,7 @@ def update_pairs(
         delta = sum(len(v or b"") for v in after_vals) - sum(len(v or b"") for v in before_vals)
         stored = len(_piece_columns(row, index)) if index == last_index else piece.count
         ncol = max(stored, positions[-1] + 1)
-        keys = _key_columns(t, old) if k == 0 else ()
+        keys = _logged_columns(t, old, changed) if k == 0 else ()
         supp = _supplemental(
             row,
             t,

@@ -46,7 +46,14 @@ from redo_lib.synth.ddl import altered_spec
 from redo_lib.synth.engine import Engine
 from redo_lib.synth.partitions import PartitionedTable
 from redo_lib.synth.partspec import MAXVALUE, PartDef, PartitionBy
-from redo_lib.synth.randomtypes import BASIC_TYPES, add_type_columns, basic_value, random_table, random_value
+from redo_lib.synth.randomtypes import (
+    BASIC_TYPES,
+    add_type_columns,
+    basic_value,
+    draw_supplemental,
+    random_table,
+    random_value,
+)
 from redo_lib.synth.scenario import (
     PARTITION_STATEMENTS,
     ColumnSpec,
@@ -117,6 +124,9 @@ def random_scenario(
     )
     tables = tuple(random_table(rnd, i, sets=(charset, national)) for i in range(rnd.randint(1, 4)))
     # issue 34's types: columns and values from streams of their own (half the seeds: none)
+    # issue 34's supplemental logging modes: a stream of their own too (half the seeds: primary key),
+    # drawn over the basic columns (a foreign key on one of them), before the types' columns join
+    tables = draw_supplemental(seed, tables)
     tables, type_values = add_type_columns(seed, tables, settings.compat, (charset, national))
     threads = rnd.choice([1, 1, 2])
     session_count = 1 if one_transaction else rnd.randint(1, 4)

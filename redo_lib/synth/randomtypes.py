@@ -8,7 +8,9 @@ The columns of issue 34's types and their values come from random streams of the
 TYPES_STREAM`` for the columns, ``seed ^ VALUES_STREAM`` for the values), as the character set
 draw does: half the seeds draw no such column and give, byte for byte, the scenario they gave before
 these types existed; the others add one to four columns ``Y1``, ``Y2``, ... at the end of some of
-their tables (:func:`add_type_columns`).
+their tables (:func:`add_type_columns`). The supplemental logging of each table comes from a stream
+of its own too (``seed ^ SUPPLEMENTAL_STREAM``, :func:`draw_supplemental`): half the seeds keep the
+default (primary key logging) for every table.
 """
 
 from __future__ import annotations
@@ -21,15 +23,17 @@ from typing import Any
 
 from redo_lib.synth.charsets import alphabet, encode_text
 from redo_lib.synth.columns import ColumnType, parse_type
-from redo_lib.synth.scenario import ColumnSpec, TableSpec
+from redo_lib.synth.scenario import SUPPLEMENTAL_MODES, ColumnSpec, TableSpec
 
 __all__ = [
     "BASIC_TYPES",
     "DRAWN_TYPES",
     "KEY_TYPES",
     "TYPES_STREAM",
+    "SUPPLEMENTAL_STREAM",
     "VALUES_STREAM",
     "add_type_columns",
+    "draw_supplemental",
     "basic_value",
     "random_table",
     "random_value",
@@ -51,6 +55,7 @@ KEY_TYPES = ["NUMBER", "VARCHAR2(30)"]
 
 TYPES_STREAM = 0x7195E5
 VALUES_STREAM = 0x7195E6
+SUPPLEMENTAL_STREAM = 0x5A9915
 #: the declarations a random table's extra columns take (BOOLEAN: 23ai seeds only)
 DRAWN_TYPES = (
     "NVARCHAR2(20)",
@@ -100,6 +105,22 @@ def random_table(rnd: random.Random, i: int, name: str = "", *, sets: tuple[str,
     if kind == "uk":
         return TableSpec(owner="RND", name=name, columns=tuple(columns), unique_keys=(keys,))
     return TableSpec(owner="RND", name=name, columns=tuple(columns))
+
+
+def draw_supplemental(seed: int, tables: tuple[TableSpec, ...]) -> tuple[TableSpec, ...]:
+    """The tables of random seed ``seed`` with the supplemental logging its own stream draws for each
+    (scenario.SUPPLEMENTAL_MODES; ``foreign``: a foreign key on one non-key column); unchanged for
+    half the seeds."""
+    rnd = random.Random(seed ^ SUPPLEMENTAL_STREAM)
+    if rnd.random() < 0.5:
+        return tables
+    out = []
+    for table in tables:
+        mode = rnd.choice(SUPPLEMENTAL_MODES)
+        others = [c.name for c in table.columns if c.name not in table.key]
+        foreign = ((rnd.choice(others),),) if mode == "foreign" and others else ()
+        out.append(dataclasses.replace(table, supplemental=mode, foreign_keys=foreign))
+    return tuple(out)
 
 
 def add_type_columns(

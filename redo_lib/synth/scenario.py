@@ -97,6 +97,10 @@ class ColumnSpec:
 
 
 SECUREFILE_MODES = frozenset({"", "pieces", "images", "list_pages"})
+#: supplemental logging (``TableSpec.supplemental``, ``Settings.supplemental``): ``ALTER TABLE / DATABASE
+#: ADD SUPPLEMENTAL LOG DATA (ALL | PRIMARY KEY | UNIQUE | FOREIGN KEY) COLUMNS``, or minimal logging
+#: only (``none``); what Oracle writes for each: synth/pairs.py
+SUPPLEMENTAL_MODES = ("all", "primary", "unique", "foreign", "none")
 #: ``TableSpec.storage`` values (None: an ordinary heap table)
 STORAGE_KINDS = frozenset({None, "encrypted", "oltp_compressed", "iot"})
 
@@ -131,6 +135,10 @@ class TableSpec:
     storage: str | None = None
     # a partitioned table (partspec.py): its partitions, each a segment of its own
     partition_by: PartitionBy | None = None
+    # supplemental logging of the table (SUPPLEMENTAL_MODES; None: the database's, Settings)
+    supplemental: str | None = None
+    # foreign keys (their columns; the referenced table is not modelled): the FOREIGN KEY log groups
+    foreign_keys: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if self.locator_pages < 0 or (self.locator_pages and self.securefile):
@@ -158,6 +166,15 @@ class TableSpec:
                 raise ScenarioError(f"table {self.full_name}: key columns {missing} are not columns")
             if len(set(key)) != len(key):
                 raise ScenarioError(f"table {self.full_name}: key {list(key)} repeats a column")
+        if self.supplemental is not None and self.supplemental not in SUPPLEMENTAL_MODES:
+            raise ScenarioError(
+                f"table {self.full_name}: supplemental is one of {', '.join(SUPPLEMENTAL_MODES)}, "
+                f"not {self.supplemental!r}"
+            )
+        for key in self.foreign_keys:
+            missing = [k for k in key if k not in names]
+            if missing or not key:
+                raise ScenarioError(f"table {self.full_name}: foreign key columns {missing} are not columns")
         if any(not k for k in self.unique_keys):
             raise ScenarioError(f"table {self.full_name}: empty unique key")
         if self.primary_key:
@@ -279,8 +296,14 @@ class Settings:
     noise: Noise = field(default_factory=Noise)
     charset: str = DEFAULT_CHARSET
     national_charset: str = DEFAULT_NATIONAL_CHARSET
+    # the database's supplemental logging (SUPPLEMENTAL_MODES), for every table that says none
+    supplemental: str = "primary"
 
     def __post_init__(self) -> None:
+        if self.supplemental not in SUPPLEMENTAL_MODES:
+            raise ScenarioError(
+                f"database supplemental is one of {', '.join(SUPPLEMENTAL_MODES)}, not {self.supplemental!r}"
+            )
         if self.charset not in PYTHON_CODECS or self.charset in ("AL16UTF16", "AL16UTF16LE"):
             raise ScenarioError(
                 f"database charset {self.charset!r} is not one of the sets (docs/charsets.md)"

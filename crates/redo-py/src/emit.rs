@@ -270,6 +270,11 @@ impl Emitter {
     }
 
     #[getter]
+    fn rowid_keyed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        obj_counts(py, &self.inner.rowid_keyed)
+    }
+
+    #[getter]
     fn unknown_in_scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         obj_counts(py, &self.inner.unknown_in_scope)
     }

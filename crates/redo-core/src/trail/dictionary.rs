@@ -56,6 +56,9 @@ pub struct TableVersion {
     pub encrypted: bool,
     pub compress_for: Option<String>,
     pub iot_type: Option<String>,
+    /// supplemental logging of ALL COLUMNS on the table or the database (optional member
+    /// `supplemental`: `all`, docs/dictionary.md): a delete's image is its whole row
+    pub supplemental_all: bool,
 }
 
 impl TableVersion {
@@ -672,6 +675,13 @@ fn table_from_json(
     let encrypted = table.opt_bool("encrypted", false)?;
     let compress_for = table.opt_str("compress_for")?.filter(|s| !s.is_empty()).map(str::to_owned);
     let iot_type = table.opt_str("iot_type")?.filter(|s| !s.is_empty()).map(str::to_owned);
+    let supplemental = table.opt_str("supplemental")?.unwrap_or("primary");
+    if !SUPPLEMENTAL_MODES.contains(&supplemental) {
+        return Err(table.problem(
+            Some("supplemental"),
+            format!("supplemental '{supplemental}' is not one of {}", SUPPLEMENTAL_MODES.join(", ")),
+        ));
+    }
     let version = TableVersion {
         obj,
         dataobj,
@@ -685,6 +695,7 @@ fn table_from_json(
         encrypted,
         compress_for,
         iot_type,
+        supplemental_all: supplemental == "all",
     };
     check_version(&version).map_err(|mut e| {
         e.set_default_detail("json_path", table.path.clone());
@@ -692,6 +703,10 @@ fn table_from_json(
     })?;
     Ok(version)
 }
+
+/// The table's supplemental logging as the dictionary's `supplemental` member names it (the
+/// scenario's `supplemental:`; `primary` when absent).
+const SUPPLEMENTAL_MODES: [&str; 5] = ["all", "primary", "unique", "foreign", "none"];
 
 /// `TableVersion.__post_init__`.
 fn check_version(v: &TableVersion) -> Result<()> {
@@ -793,6 +808,27 @@ mod tests {
         assert_eq!((v.compress_for.as_deref(), v.iot_type.as_deref()), (Some("QUERY HIGH"), Some("IOT")));
         let bad = DOC.replace("\"owner\": \"HR\",", "\"owner\": \"HR\", \"encrypted\": \"yes\",");
         assert_eq!(Dictionary::from_json(&bad).unwrap_err().kind(), "dictionary");
+    }
+
+    #[test]
+    fn reads_the_supplemental_logging() {
+        let d = Dictionary::from_json(DOC).unwrap();
+        assert!(!d.lookup(10, 5).unwrap().supplemental_all); // absent: primary key logging
+        for (mode, all) in
+            [("all", true), ("primary", false), ("unique", false), ("foreign", false), ("none", false)]
+        {
+            let doc = DOC
+                .replace("\"owner\": \"HR\",", &format!("\"owner\": \"HR\", \"supplemental\": \"{mode}\","));
+            assert_eq!(
+                Dictionary::from_json(&doc).unwrap().lookup(10, 5).unwrap().supplemental_all,
+                all,
+                "{mode}"
+            );
+        }
+        let bad = DOC.replace("\"owner\": \"HR\",", "\"owner\": \"HR\", \"supplemental\": \"ALL COLUMNS\",");
+        let e = Dictionary::from_json(&bad).unwrap_err();
+        assert_eq!(e.kind(), "dictionary");
+        assert!(e.to_string().contains("supplemental 'ALL COLUMNS' is not one of"), "{e}");
     }
 
     #[test]

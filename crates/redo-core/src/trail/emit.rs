@@ -192,6 +192,9 @@ pub struct Emitter {
     /// captured row changes decoded but not emitted because the redo holds them in a form the
     /// decoder does not read (an OLTP-compressed row image): `unsupported_row`
     pub unsupported: ObjCounts,
+    /// updates emitted keyed by their ROWID: the redo holds not all of the table's key columns
+    /// (minimal supplemental logging, docs/tables.md): counts.json `rowid_keyed`
+    pub rowid_keyed: ObjCounts,
     pub unknown_first_scn: BTreeMap<i64, i64>,
     pub value_errors: Vec<String>,
     /// (owner.name, verb) -> DDL records
@@ -612,7 +615,17 @@ impl Emitter {
             return Ok(None);
         }
         let mut lob_columns: Vec<LobColumn> = Vec::new();
-        let full_deletes = self.options.full_deletes;
+        // ALL COLUMNS logged: the table's deletes carry the whole row (GoldenGate with every column
+        // supplementally logged), with or without the full-deletes option
+        let full_deletes = self.options.full_deletes || version.as_ref().is_some_and(|v| v.supplemental_all);
+        // minimal logging: an update whose redo holds not all of the key is keyed by its ROWID
+        let rowid_keyed = named
+            && !matches!(rc.op, RowOp::Insert | RowOp::Delete)
+            && !key_idx.iter().all(|i| rc.after.contains_key(i) || rc.before.contains_key(i));
+        if rowid_keyed {
+            let obj = self.obj_of(&rc);
+            count(&mut self.rowid_keyed, (obj, "UPDATE"));
+        }
         let update_before_images = self.options.update_before_images;
         let mut before_image: Option<(Pairs, Vec<LobColumn>)> = None;
         let mut r = Renderer {
@@ -661,6 +674,17 @@ impl Emitter {
                 } else {
                     rc.changed.clone()
                 };
+                // keyed by ROWID: the key columns the redo holds, none it does not (a change of
+                // one of those is still a key update, its old value the before image)
+                let key_idx: Vec<i32> = if rowid_keyed {
+                    key_idx
+                        .iter()
+                        .copied()
+                        .filter(|i| rc.after.contains_key(i) || rc.before.contains_key(i))
+                        .collect()
+                } else {
+                    key_idx.clone()
+                };
                 let key_changed = key_idx.iter().any(|i| match (rc.after.get(i), rc.before.get(i)) {
                     (Some(a), Some(b)) => a != b,
                     _ => false,
@@ -680,12 +704,18 @@ impl Emitter {
                     .copied()
                     .chain(changed.iter().copied().filter(|i| !key_idx.contains(i)))
                     .collect();
-                // the before record: the same columns, each with the value the redo holds before
-                // the change; a column it does not hold is not in the image (never NULL)
+                // the before record: the same columns, then every other column the supplemental data
+                // logged (all of them with ALL COLUMNS logging), each with the value the redo holds
+                // before the change; a column it does not hold is not in the image (never NULL)
                 before_image = update_before_images.then(|| {
                     let start = r.lobs.len();
+                    let mut logged: Vec<i32> =
+                        rc.logged.iter().copied().filter(|i| !order.contains(i)).collect();
+                    logged.sort_unstable();
+                    logged.dedup();
                     let cols: Pairs = order
                         .iter()
+                        .chain(logged.iter())
                         .filter_map(|i| rc.before.get(i).and_then(|v| r.render_before(*i, v.as_deref())))
                         .collect();
                     (cols, r.lobs.drain(start..).collect::<Vec<LobColumn>>())
@@ -710,7 +740,10 @@ impl Emitter {
         if let Some(e) = r.fatal.take() {
             return Err(e);
         }
-        let key_columns = version.as_ref().map_or_else(Vec::new, |v| v.key_columns.clone());
+        let key_columns = match &version {
+            Some(v) if !rowid_keyed => v.key_columns.clone(),
+            _ => Vec::new(),
+        };
         let before_record = before_image.map(|(columns, lob_columns)| {
             let position = RowChange {
                 before: RowImage::new(),
