@@ -18,6 +18,7 @@ mirror started after the row was written), so the row holds only the columns the
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 PAIRS = "array<struct<name:string,value:string>>"
@@ -104,9 +105,170 @@ def changes(
 
 
 def key_columns(frame: Any) -> dict[str, list[str]]:
-    """Per source table of the changes, its key columns (one small Spark job)."""
-    rows = frame.select("source_table", "key_columns").distinct().collect()
+    """Per source table of the changes, its key columns (one small Spark job; a change keyed by its
+    ROWID names none: ``by_rowid`` gives it its table's)."""
+    rows = frame.where("size(key_columns) > 0").select("source_table", "key_columns").distinct().collect()
     return {r["source_table"]: list(r["key_columns"] or ()) for r in sorted(rows, key=lambda r: r[0])}
+
+
+# an update keyed by its ROWID: its redo held not all of its table's key (minimal supplemental
+# logging, docs/tables.md): no key columns
+ROWID_KEYED = "coalesce(size(key_columns), 0) = 0 AND op IN ('UPDATE', 'PK_UPDATE')"
+
+
+@dataclass(frozen=True)
+class RowidKeys:
+    """What ``by_rowid`` did, per source table: changes keyed by ROWID given the key of the row at
+    that ROWID (``resolved``), and those whose row neither the batch nor the mirror knows
+    (``unresolved``: left out of the mirror, kept by the changelog; the examples name their ROWIDs)."""
+
+    resolved: Mapping[str, int]
+    unresolved: Mapping[str, int]
+    examples: Mapping[str, Sequence[str]]
+
+    def of(self, source: str) -> dict[str, Any]:
+        """One table's part, as PUBLISHED reports it (empty: none keyed by ROWID)."""
+        out: dict[str, Any] = {}
+        if source in self.resolved:
+            out["resolved"] = self.resolved[source]
+        if source in self.unresolved:
+            out["unresolved"] = self.unresolved[source]
+            out["examples"] = list(self.examples.get(source, ()))
+        return out
+
+
+def by_rowid(
+    changed: Any, keys: Mapping[str, Sequence[str]], mirrors: Mapping[str, Any]
+) -> tuple[Any, RowidKeys]:
+    """The changes (``changes()``) with each update keyed by its ROWID keyed by its table's key
+    (``keys``: per source table): the key of the row at that ROWID is the one the last change before
+    it (commit order) wrote there (an insert, an update, a key update keyed by ROWID before it), else
+    the one of the mirror's row whose ``_rowid`` it is (``mirrors``: per source table, its DataFrame;
+    the rows written before the batch). A key update keyed by ROWID changes the key columns the redo
+    held and keeps the others. A change whose row is unknown (deleted before it, or older than the
+    mirror) is left out and counted. A resolved change's image (and a key update's before image) is
+    given its key's values first, as a keyed change's holds them (the fold names a key's values from
+    its first change's image)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    keyed_by_rowid = changed.where(ROWID_KEYED)
+    tables = sorted(r[0] for r in keyed_by_rowid.select("source_table").distinct().collect())
+    if not tables:
+        return changed, RowidKeys({}, {}, {})
+    missing = [t for t in tables if not keys.get(t)]
+    if missing:
+        raise ValueError(f"updates keyed by ROWID in {missing}: the dictionary gives no key for these tables")
+    rowids = keyed_by_rowid.select("source_table", "rowid").distinct()
+    # the key each event leaves at its ROWID: a change's own (a delete: none, ""), a mirror row's
+    events = [
+        changed.where(f"NOT ({ROWID_KEYED}) AND rowid IS NOT NULL")
+        .join(rowids, ["source_table", "rowid"], "left_semi")
+        .select(
+            "source_table",
+            "rowid",
+            "commit_scn",
+            "trail_seq",
+            "batch_id",
+            F.expr("CASE WHEN op = 'DELETE' THEN '' ELSE key END").alias("leaves"),
+        )  # fmt: skip
+    ]
+    for source in tables:
+        table = mirrors.get(source)
+        if table is None or "_rowid" not in table.columns:
+            continue
+        types = {f.name: f.dataType.simpleString() for f in table.schema.fields}
+
+        def column(name: str, table: Any = table, types: dict[str, str] = types) -> Any:
+            if name not in table.columns:  # a key column added by the batch's DDL: NULL before it
+                return F.lit(None).cast("string")
+            return as_text(F.col("`" + name.replace("`", "``") + "`"), types[name])
+
+        held = table.join(rowids.where(F.col("source_table") == source), F.col("_rowid") == F.col("rowid"),
+                          "left_semi")  # fmt: skip
+        events.append(held.select(
+            F.lit(source).alias("source_table"), F.col("_rowid").alias("rowid"),
+            F.lit(-1).cast("bigint").alias("commit_scn"), F.lit(-1).cast("bigint").alias("trail_seq"),
+            F.lit(None).cast("string").alias("batch_id"),
+            F.to_json(F.array(*(column(k) for k in keys[source]))).alias("leaves"),
+        ))  # fmt: skip
+    key_cases = " ".join(
+        f"WHEN source_table = {_literal(t)} THEN array({', '.join(_literal(k) for k in keys[t])})"
+        for t in tables
+    )
+    pending = keyed_by_rowid.withColumn("key_columns", F.expr(f"CASE {key_cases} END"))
+    # the key a change keyed by ROWID leaves: its held key columns over the key it found
+    after = ("to_json(transform(key_columns, (k, i) -> CASE WHEN array_contains(transform(columns, p -> p.name), k) "
+             "THEN element_at(map_from_entries(columns), k) ELSE from_json(found, 'array<string>')[i] END))")  # fmt: skip
+    # a change's own row before what it leaves (``_mine`` first): it finds what came before it only
+    order = Window.partitionBy("source_table", "rowid").orderBy(
+        "commit_scn", "trail_seq", "batch_id", F.col("_mine").desc()
+    )
+    found = None
+    # each round resolves one more key update keyed by ROWID of a ROWID (a chain of them: rare)
+    rounds = 1 + (
+        keyed_by_rowid.where("op = 'PK_UPDATE'")
+        .groupBy("source_table", "rowid")
+        .count()
+        .agg(F.max("count"))
+        .first()[0]
+        or 0
+    )
+    for _ in range(rounds):
+        leaves = (
+            pending.select("source_table", "rowid", "commit_scn", "trail_seq", "batch_id",
+                           F.expr(f"CASE WHEN found IS NOT NULL AND found != '' THEN {after} END").alias("leaves"))
+            if found is not None
+            else None
+        )  # fmt: skip
+        timeline = events[0]
+        for frame in [*events[1:], *([leaves] if leaves is not None else [])]:
+            timeline = timeline.unionByName(frame)
+        mine = pending.select("source_table", "rowid", "commit_scn", "trail_seq", "batch_id",
+                              F.lit(True).alias("_mine"))  # fmt: skip
+        stamped = (
+            timeline.withColumn("_mine", F.lit(False))
+            .unionByName(mine.withColumn("leaves", F.lit(None).cast("string")))
+            .withColumn("found", F.last("leaves", ignorenulls=True).over(order.rowsBetween(Window.unboundedPreceding, -1)))
+            .where("_mine")
+            .select("source_table", "rowid", "commit_scn", "trail_seq", "batch_id", "found")
+        )  # fmt: skip
+        pending = pending.drop("found") if "found" in pending.columns else pending
+        pending = pending.join(
+            stamped, ["source_table", "rowid", "commit_scn", "trail_seq", "batch_id"], "left"
+        )
+        found = True
+    pending = pending.localCheckpoint(eager=True)
+    resolved = pending.where("found IS NOT NULL AND found != ''")
+    counts: dict[str, list[int]] = {}
+    examples: dict[str, list[str]] = {}
+    for row in pending.groupBy("source_table", F.expr("found IS NOT NULL AND found != ''").alias("ok")).agg(
+        F.count("*").alias("n"), F.slice(F.sort_array(F.collect_set("rowid")), 1, 5).alias("rowids")
+    ).collect():  # fmt: skip
+        counts.setdefault(row["source_table"], [0, 0])[0 if row["ok"] else 1] += row["n"]
+        if not row["ok"]:
+            examples[row["source_table"]] = list(row["rowids"])
+
+    def with_key(image: str, key: str) -> Any:  # the key's values first, then the image's others
+        return F.expr(
+            f"concat(transform(key_columns, (k, i) -> named_struct('name', k, 'value', "
+            f"from_json({key}, 'array<string>')[i])), filter({image}, p -> NOT array_contains(key_columns, p.name)))"
+        ).cast(PAIRS)
+
+    # the key in the images too: the fold names a key's values from its first change's image, and a
+    # row it finds no row for (partial) holds them
+    keyed = resolved.withColumn("key", F.expr(after)).select(
+        "source_table", "key", F.expr("CASE WHEN op = 'PK_UPDATE' THEN found END").alias("old_key"),
+        "op", "trail_seq", with_key("columns", "key").alias("columns"),
+        F.when(F.col("op") == "PK_UPDATE", with_key("before", "found")).otherwise(F.col("before")).alias("before"),
+        "key_columns", "rowid", "commit_scn", "batch_id",
+    )  # fmt: skip
+    report = RowidKeys(
+        resolved={t: c[0] for t, c in sorted(counts.items()) if c[0]},
+        unresolved={t: c[1] for t, c in sorted(counts.items()) if c[1]},
+        examples=examples,
+    )
+    return changed.where(f"NOT ({ROWID_KEYED})").unionByName(keyed), report
 
 
 def affected_keys(frame: Any, source_table: str, key_columns: Sequence[str]) -> Any:

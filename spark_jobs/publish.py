@@ -186,19 +186,25 @@ class MirrorPlan:
     # a re-run's: the later batches' TRUNCATE and partition cuts replayed (``replay.later_ddl``)
     later_ddl: list[dict[str, Any]] = field(default_factory=list)
     replay_notes: list[str] = field(default_factory=list)  # later DDL that could not be read
+    # updates keyed by ROWID (minimal supplemental logging): given their row's key, and left out (no
+    # row known at their ROWID: the changelog keeps them), with example ROWIDs (``mirror.by_rowid``)
+    rowid_keyed: dict[str, Any] = field(default_factory=dict)
 
 
 def fold_mirrors(
     spark: Any, trail: Any, store: Store, sources: dict[str, str], batch_id: str,
     owned: Ownership, keep: list[Any], types: dict[str, dict[str, str]] | None = None,
     schema: SchemaPlan | None = None, batch: BatchDir | None = None,
+    table_keys: dict[str, list[str]] | None = None,
 ) -> list[MirrorPlan]:  # fmt: skip
     """Fold the batch (and the later changes of its keys) over the rows each pending mirror holds
     for the affected keys; the fold is computed here (a local checkpoint), before any table commits.
     ``types``: per source table, its columns' types from the dictionary (``redo_lib.trail.types``);
     a mirror's existing columns keep the types they have. ``schema``: what the batch's DDL did
     (records renamed to their table's last shape, changes before a TRUNCATE left out). ``batch``: the
-    batch's folder, whose siblings' PUBLISHED tell the later DDL a re-run replays (``replay``)."""
+    batch's folder, whose siblings' PUBLISHED tell the later DDL a re-run replays (``replay``).
+    ``table_keys``: per source table, its key in the dictionary, which an update keyed by ROWID is
+    given (``mirror.by_rowid``)."""
     from pyspark.sql import functions as F
 
     schema = schema or SchemaPlan()
@@ -220,13 +226,21 @@ def fold_mirrors(
     # a re-run under later TRUNCATE / partition cuts: what they removed stays removed
     later_cuts, replay_notes = later_ddl(published, floor, batch, sources)
     changed, later_reports = apply_later_ddl(changed, later_cuts, batch_id)
+
+    def held_rows(source: str) -> Any:  # the rows a mirror holds that the batch's changes may touch
+        table = store.frame(sources[source]) if source in sources else None
+        if table is not None and source in schema.truncated:  # rows of changes after the TRUNCATE only
+            table = table.where(F.col("_commit_scn") > schema.truncated[source])
+        return table
+
+    changed, by_rowid = mirror.by_rowid(
+        changed, {**(table_keys or {}), **schema.keys}, {s: held_rows(s) for s in sources}
+    )
     keyed = {**{s: k for s, k in schema.keys.items() if s in sources}, **mirror.key_columns(changed)}
     existing = []
     for source, key_columns in keyed.items():
-        table = store.frame(sources[source])
+        table = held_rows(source)
         if table is not None:
-            if source in schema.truncated:  # rows of changes after the TRUNCATE (a backfill's) only
-                table = table.where(F.col("_commit_scn") > schema.truncated[source])
             keys = mirror.affected_keys(changed, source, key_columns)
             existing.append(mirror.existing_rows(table, source, key_columns, keys))
     # computed once, here, and cut from its plan: the MERGE's source must not read its own target
@@ -253,7 +267,7 @@ def fold_mirrors(
                                 removed=[(c.commit_scn, c.prefixes) for c in schema.cuts.get(source, [])
                                          if c.prefixes],
                                 cuts=cut_reports.get(source, []), later_ddl=later_reports.get(source, []),
-                                replay_notes=replay_notes))  # fmt: skip
+                                replay_notes=replay_notes, rowid_keyed=by_rowid.of(source)))  # fmt: skip
     return plans
 
 
@@ -507,7 +521,19 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             for line in [*change.get("applied", []), *change.get("refused", []), *change.get("notes", [])]:
                 print(f"publish {batch_id}: {name}: {line}")
         plans = (
-            fold_mirrors(session, trail, store, pending, batch_id, owned, keep, types, schema, batch)
+            fold_mirrors(
+                session,
+                trail,
+                store,
+                pending,
+                batch_id,
+                owned,
+                keep,
+                types,
+                schema,
+                batch,
+                table_keys={s: list(v.key_columns) for s, v in newest_versions(history or ()).items()},
+            )
             if pending
             else []
         )
@@ -547,6 +573,14 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             published.append(plan.name)
             partial = f", {plan.partial_rows} partial rows (no row to update)" if plan.partial_rows else ""
             print(f"publish {batch_id}: {plan.source_table} -> {plan.name}: {plan.keys} keys{partial}")
+            if plan.rowid_keyed:
+                counted = plan.rowid_keyed
+                print(f"publish {batch_id}: {plan.source_table}: {counted.get('resolved', 0)} updates keyed by ROWID "
+                      "(the redo holds not all of the key: minimal supplemental logging) given their row's key")  # fmt: skip
+                if counted.get("unresolved"):
+                    print(f"publish {batch_id}: WARNING: {plan.source_table}: {counted['unresolved']} updates keyed "
+                          f"by ROWID left out of {plan.name}: no row known at their ROWID (e.g. "
+                          f"{', '.join(counted.get('examples', []))}); the changelog keeps them", file=sys.stderr)  # fmt: skip
             for unfit in plan.unfit:
                 print(f"publish {batch_id}: {plan.source_table}.{unfit['column']} ({plan.types[unfit['column']]}): "
                       f"{unfit['count']} values left NULL in the mirror, rule {unfit['rule']} "
@@ -577,6 +611,8 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
         # a re-run's: per mirror, the later batches' TRUNCATE and partition cuts it replayed, and the
         # later DDL it could not read (docs/tables.md)
         "later_ddl": {plan.name: plan.later_ddl for plan in plans if plan.later_ddl},
+        # per mirror: its updates keyed by ROWID given their row's key, and those left out
+        "rowid_keyed": {plan.name: plan.rowid_keyed for plan in plans if plan.rowid_keyed},
         "replay_notes": sorted({n for plan in plans for n in plan.replay_notes}),
         # per mirror, what the batch's DDL did and what the mirror followed (docs/tables.md)
         "schema_changes": schema_changes,

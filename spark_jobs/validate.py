@@ -58,8 +58,10 @@ FEATURES_SQL = ROOT / "include" / "gx" / "features.sql"
 SAMPLE_ROWS = 10
 EXIT_INVALID = 2
 DOCS_SITE = "local_site"  # the ephemeral context's site, pointed at <batch>/report/docs
+# the terms of the balance (reconcile), then rowid_keyed: records of ``trail`` keyed by their ROWID
+# (keys_present checks their number)
 COUNT_SECTIONS = ("decoded", "carried_in", "trail", "cancelled", "out_of_scope", "unknown_in_scope_ops",
-                  "orphaned", "carried_out", "unsupported_ops")  # fmt: skip
+                  "orphaned", "carried_out", "unsupported_ops", "rowid_keyed")  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,10 @@ EXPECTATIONS = [
      "title": "An insert carries every column of its table",
      "sql": "inserts_complete"},
     {"name": "keys_present", "rule": 12,
-     "title": "Updates and deletes carry their key columns",
+     "title": "Updates and deletes carry their key columns (an update whose redo lacks its key: its ROWID, "
+              "as counts.json rowid_keyed counts)",
+     "remedy": "log the table's key: ALTER TABLE <owner>.<table> ADD SUPPLEMENTAL LOG DATA (PRIMARY KEY) "
+               "COLUMNS (GoldenGate: ADD TRANDATA), from the next batch on",
      "sql": "keys_present"},
     {"name": "tokens", "rule": 13,
      "title": "Token R on every record; L and 6 on the first record of a transaction only; one commit each",

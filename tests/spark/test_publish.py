@@ -308,3 +308,61 @@ def test_the_fold_applies_a_group_of_changes_in_trail_order(
         for r in out
     }  # fmt: skip
     assert got == expected
+
+
+_CHANGES = (
+    "source_table string, key string, old_key string, op string, trail_seq bigint, "
+    "columns array<struct<name:string,value:string>>, before array<struct<name:string,value:string>>, "
+    "key_columns array<string>, rowid string, commit_scn bigint, batch_id string"
+)
+
+
+def _by_rowid(seq: int, op: str, rowid: str, columns: dict[str, Any], key: list[str] | None = None,
+              before: dict[str, Any] | None = None) -> tuple[Any, ...]:  # fmt: skip
+    """A change as ``mirror.changes`` gives it: keyed (``key``) or keyed by its ROWID (no key)."""
+    pairs = list(columns.items())
+    return ("T", json.dumps(key, separators=(",", ":")) if key else "[]", None, op, seq, pairs, list((before or {}).items()),
+            ["R", "N"] if key else [], rowid, 100 + seq, "b")  # fmt: skip
+
+
+def test_updates_keyed_by_rowid_find_their_rows_key_or_are_counted(spark: Any) -> None:
+    """``mirror.by_rowid``: an update keyed by its ROWID takes the key of the row at that ROWID, from
+    the mirror (a row written before), from an insert before it in the batch, or from a key update
+    keyed by ROWID before it (its held key column over the key it found); one whose row was deleted
+    before it or is unknown is left out, counted, its ROWID named."""
+    changed = spark.createDataFrame(
+        [
+            _by_rowid(1, "INSERT", "AAAAAAAAAAAAAAAAAB", {"R": "EU", "N": "2", "X": "a"}, key=["EU", "2"]),
+            _by_rowid(2, "UPDATE", "AAAAAAAAAAAAAAAAAB", {"X": "b"}),  # the insert's row
+            _by_rowid(3, "UPDATE", "AAAAAAAAAAAAAAAAAA", {"X": "c"}),  # the mirror's row
+            _by_rowid(4, "PK_UPDATE", "AAAAAAAAAAAAAAAAAA", {"R": "US"}, before={"R": "EU"}),
+            _by_rowid(5, "UPDATE", "AAAAAAAAAAAAAAAAAA", {"X": "d"}),  # after the key update: US, 1
+            _by_rowid(6, "DELETE", "AAAAAAAAAAAAAAAAAB", {"R": "EU", "N": "2"}, key=["EU", "2"]),
+            _by_rowid(7, "UPDATE", "AAAAAAAAAAAAAAAAAB", {"X": "e"}),  # deleted before: unknown
+            _by_rowid(8, "UPDATE", "AAAAAAAAAAAAAAAAAC", {"X": "f"}),  # never seen: unknown
+        ],
+        _CHANGES,
+    )
+    held = spark.createDataFrame(
+        [("EU", 1, "z", "AAAAAAAAAAAAAAAAAA")], "R string, N bigint, X string, _rowid string"
+    )
+    out, report = mirror.by_rowid(changed, {"T": ["R", "N"]}, {"T": held})
+    got = {r["trail_seq"]: (r["key"], r["old_key"], list(r["key_columns"])) for r in out.collect()}
+    assert got == {
+        1: ('["EU","2"]', None, ["R", "N"]),
+        2: ('["EU","2"]', None, ["R", "N"]),
+        3: ('["EU","1"]', None, ["R", "N"]),
+        4: ('["US","1"]', '["EU","1"]', ["R", "N"]),
+        5: ('["US","1"]', None, ["R", "N"]),
+        6: ('["EU","2"]', None, ["R", "N"]),
+    }
+    assert (dict(report.resolved), dict(report.unresolved)) == ({"T": 4}, {"T": 2})
+    assert report.of("T") == {"resolved": 4, "unresolved": 2,
+                              "examples": ["AAAAAAAAAAAAAAAAAB", "AAAAAAAAAAAAAAAAAC"]}  # fmt: skip
+    folded = {r["key"]: r for r in mirror.fold(out, [mirror.existing_rows(
+        held, "T", ["R", "N"], mirror.affected_keys(out, "T", ["R", "N"]))]).collect()}  # fmt: skip
+    assert {k: (r["op"], {p["name"]: p["value"] for p in (r["columns"] or r["key_values"])}) for k, r in folded.items()} == {
+        '["EU","1"]': ("D", {"R": "EU", "N": "1"}),
+        '["US","1"]': ("U", {"R": "US", "N": "1", "X": "d"}),
+        '["EU","2"]': ("D", {"R": "EU", "N": "2"}),
+    }  # fmt: skip

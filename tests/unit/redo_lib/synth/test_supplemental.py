@@ -192,12 +192,14 @@ def test_minimal_logging_keys_updates_by_rowid_and_counts_them(tmp_path: Path) -
         ("FK_LOGGED", {"NAME": "uno"}),
         ("MINIMAL", {"NAME": "uno"}),
         ("MINIMAL_PAIR", {"REGION": "US"}),
+        ("MINIMAL", {"QTY": "8"}),
+        ("MINIMAL_PAIR", {"NAME": "eins"}),
     ]
     assert all(len(r["rowid"]) == 18 for r in updates)
     assert decoded.counts["rowid_keyed"] == {
         "SUPP.FK_LOGGED": {"UPDATE": 2},
-        "SUPP.MINIMAL": {"UPDATE": 1},
-        "SUPP.MINIMAL_PAIR": {"UPDATE": 1},
+        "SUPP.MINIMAL": {"UPDATE": 2},
+        "SUPP.MINIMAL_PAIR": {"UPDATE": 2},
         "SUPP.UK_ONLY": {"UPDATE": 1},
         "SUPP.UNIQUE_LOGGED": {"UPDATE": 2},
     }
