@@ -3,23 +3,25 @@
 A scenario value goes through three steps:
 
 * :func:`normalize` turns what YAML or Python hands us (``{repeat: "ab", times: 600}`` builds a long
-  VARCHAR2 / CHAR / RAW value) into the one canonical Python value per type, as Oracle stores it
-  (``Decimal`` for NUMBER / INTEGER / DECIMAL / FLOAT(b), rounded to the declared scale or digits,
-  ``str`` for VARCHAR2 / CHAR / NVARCHAR2 / NCHAR with CHAR blank-padded to its bytes and NCHAR to
-  its characters, ``datetime`` for DATE, :class:`Timestamp` for TIMESTAMP (TIMESTAMP(n): rounded to
-  n digits), ``bytes`` for RAW, ``float`` for BINARY_DOUBLE / BINARY_FLOAT (a 32-bit one), ``bool``
-  for BOOLEAN, ``typevalues.YearMonth`` / ``DaySecond`` for the intervals) or ``None`` for SQL NULL.
-  As in Oracle, the empty string and empty RAW are NULL.
+  VARCHAR2 / CHAR / RAW / LONG / LONG RAW / LOB value) into the one canonical Python value per type,
+  as Oracle stores it (``Decimal`` for NUMBER / INTEGER / DECIMAL / FLOAT(b), rounded to the declared
+  scale or digits, ``str`` for VARCHAR2 / CHAR / NVARCHAR2 / NCHAR with CHAR blank-padded to its
+  bytes and NCHAR to its characters, ``str`` for LONG (any length), ``datetime`` for DATE,
+  :class:`Timestamp` for TIMESTAMP (TIMESTAMP(n): rounded to n digits; a plain TIMESTAMP is
+  TIMESTAMP(6)), ``bytes`` for RAW and LONG RAW, the 18-character ROWID text of a physical UROWID,
+  ``float`` for BINARY_DOUBLE / BINARY_FLOAT (a 32-bit one), ``bool`` for BOOLEAN,
+  ``typevalues.YearMonth`` / ``DaySecond`` for the intervals) or ``None`` for SQL NULL. As in
+  Oracle, the empty string and empty RAW are NULL.
 * :func:`encode` gives the column bytes of redo-format §7 (through ``redo_lib.values``; text in the
   column's character set, ``ColumnType.charset``: the scenario's database set, the national set
   for NCLOB, through ``synth.charsets``);
 * :func:`render` gives the trail text of the expected trail (trail-contract rule 16), computed from
   the SQL value itself, never from the bytes: NUMBER exact decimal (``1011``, ``-0.5``, ``12.5``),
   VARCHAR2 as is, CHAR blank-padded, DATE ``YYYY-MM-DDTHH:MM:SS``, TIMESTAMP the same plus
-  ``.fffffffff`` (nine digits) when the nanoseconds are not zero, RAW upper-case hex,
-  BINARY_DOUBLE ``repr`` (``Inf``, ``-Inf``, ``Nan`` for the specials), BINARY_FLOAT the shortest
-  text of its 32-bit float, BOOLEAN ``TRUE`` / ``FALSE``, intervals ``+02-03`` /
-  ``+01 02:03:04.500000000`` (docs/generator.md, "Column types").
+  ``.fffffffff`` (nine digits) when the nanoseconds are not zero, RAW and LONG RAW upper-case hex,
+  LONG as is, UROWID its ROWID text, BINARY_DOUBLE ``repr`` (``Inf``, ``-Inf``, ``Nan`` for the
+  specials), BINARY_FLOAT the shortest text of its 32-bit float, BOOLEAN ``TRUE`` / ``FALSE``,
+  intervals ``+02-03`` / ``+01 02:03:04.500000000`` (docs/generator.md, "Column types").
 
 Bad values raise ``ScenarioError``.
 """
@@ -48,9 +50,11 @@ from redo_lib.synth.typevalues import (
 from redo_lib.values.codecs import encode_value, lob_charset
 from redo_lib.values.datetimes import encode_interval_ds, encode_interval_ym, encode_timestamp
 from redo_lib.values.floats import render_binary_float
+from redo_lib.values.rowids import RowId, parse_rowid
 
 __all__ = [
     "LOB_TYPES",
+    "LONG_TYPES",
     "TYPE_CODES",
     "ColumnType",
     "Timestamp",
@@ -80,11 +84,18 @@ TYPE_CODES = {
     "BOOLEAN": 252,  # 23ai
     "INTERVAL YEAR TO MONTH": 182,
     "INTERVAL DAY TO SECOND": 183,
+    "LONG": 8,  # text in the database set, inline in the row (at most one LONG / LONG RAW a table)
+    "LONG RAW": 24,
+    "UROWID": 208,
 }
 #: ANSI names Oracle declares as NUMBER: INTEGER / INT / SMALLINT are NUMBER(*,0), DECIMAL / DEC /
 #: NUMERIC(p,s) NUMBER(p,s) (scale 0, no precision when not written), as dictionary/ddl.py reads them
 _NUMBER_ALIASES = frozenset({"INTEGER", "INT", "SMALLINT", "DECIMAL", "DEC", "NUMERIC"})
 LOB_TYPES = frozenset({"CLOB", "NCLOB", "BLOB"})
+#: a table holds at most one column of these (ORA-01754); never a key column (ORA-02269)
+LONG_TYPES = frozenset({"LONG", "LONG RAW"})
+#: the types a ``{repeat: text, times: n}`` value builds
+_REPEATABLE = frozenset({"VARCHAR2", "CHAR", "RAW"}) | LOB_TYPES | LONG_TYPES
 _DEFAULT_LENGTH = {
     "NUMBER": 22,
     "VARCHAR2": 4000,
@@ -101,15 +112,18 @@ _DEFAULT_LENGTH = {
     "BOOLEAN": 1,
     "INTERVAL YEAR TO MONTH": 5,
     "INTERVAL DAY TO SECOND": 11,
+    "LONG": 0,  # DBA_TAB_COLS.DATA_LENGTH of LONG / LONG RAW
+    "LONG RAW": 0,
+    "UROWID": 4000,
 }
-_MAX_LENGTH = {"VARCHAR2": 4000, "CHAR": 2000, "RAW": 2000, "NVARCHAR2": 4000, "NCHAR": 2000}
+_MAX_LENGTH = {"VARCHAR2": 4000, "CHAR": 2000, "RAW": 2000, "NVARCHAR2": 4000, "NCHAR": 2000, "UROWID": 4000}
 _TYPE_RE = re.compile(r"^\s*([A-Z_0-9]+)\s*(?:\(\s*(\d+|\*)\s*(?:,\s*(-?\d+)\s*)?\))?\s*$")
 _INTERVAL_RE = re.compile(
     r"^\s*INTERVAL\s+(YEAR|DAY)\s*(?:\(\s*(\d)\s*\))?\s+TO\s+(MONTH|SECOND)\s*(?:\(\s*(\d)\s*\))?\s*$"
 )
 _CHARSET = "AL32UTF8"
 _NATIONAL = "AL16UTF16"
-_TEXT_TYPES = frozenset({"VARCHAR2", "CHAR", "CLOB", "NCLOB", "NVARCHAR2", "NCHAR"})
+_TEXT_TYPES = frozenset({"VARCHAR2", "CHAR", "CLOB", "NCLOB", "NVARCHAR2", "NCHAR", "LONG"})
 _NATIONAL_TYPES = frozenset({"NCLOB", "NVARCHAR2", "NCHAR"})
 #: bytes a character of the national set takes at most (NVARCHAR2(n) / NCHAR(n) are n characters)
 _NATIONAL_WIDTH = {"AL16UTF16": 2, "UTF8": 3}
@@ -133,8 +147,8 @@ class Timestamp:
 class ColumnType:
     """A declared column type: ``name`` (NUMBER, VARCHAR2, ... as DBA_TAB_COLS's DATA_TYPE names it),
     ``length`` in bytes, ``precision`` / ``scale`` as COL$ holds them: NUMBER's, FLOAT's binary
-    precision, TIMESTAMP(n)'s n as scale (None for a plain ``TIMESTAMP``, which the generator keeps
-    to nine digits), an INTERVAL's leading precision and (DAY TO SECOND) fractional digits."""
+    precision, TIMESTAMP(n)'s n as scale (a plain ``TIMESTAMP`` is Oracle's TIMESTAMP(6)), an
+    INTERVAL's leading precision and (DAY TO SECOND) fractional digits."""
 
     name: str
     length: int
@@ -167,7 +181,7 @@ class ColumnType:
 
     def __str__(self) -> str:
         name = self.name
-        if name in ("VARCHAR2", "CHAR", "RAW"):
+        if name in ("VARCHAR2", "CHAR", "RAW") or (name == "UROWID" and self.length != 4000):
             return f"{name}({self.length})"
         if name in ("NVARCHAR2", "NCHAR"):
             return f"{name}({self.char_length})"
@@ -195,6 +209,8 @@ def parse_type(text: str, db_charset: str = _CHARSET, national_charset: str = _N
     ``ScenarioError``."""
     sets = {"db_charset": db_charset, "national_charset": national_charset}
     upper = " ".join(str(text).upper().split())
+    if upper == "LONG RAW":
+        return ColumnType(upper, _DEFAULT_LENGTH[upper], **sets)
     interval = _INTERVAL_RE.match(upper)
     if interval:
         return _interval_type(text, interval, sets)
@@ -223,8 +239,8 @@ def parse_type(text: str, db_charset: str = _CHARSET, national_charset: str = _N
         if not 1 <= precision <= 126:
             raise ScenarioError(f"column type {text!r}: FLOAT precision must be 1..126 (ORA-01724)")
         return ColumnType(name, 22, precision, None, **sets)
-    if name == "TIMESTAMP" and first:
-        digits = int(first)
+    if name == "TIMESTAMP":  # a plain TIMESTAMP is TIMESTAMP(6), as Oracle declares it
+        digits = int(first) if first else 6
         if digits > 9:
             raise ScenarioError(
                 f"column type {text!r}: fractional seconds precision must be 0..9 (ORA-30088)"
@@ -296,9 +312,9 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
     if isinstance(value, dict) and not name.startswith("INTERVAL"):  # intervals: {years, months}, ...
         if name in LOB_TYPES and value == {"empty": True}:
             return "" if name != "BLOB" else b""  # EMPTY_CLOB() / EMPTY_BLOB(): a LOB, not NULL
-        if set(value) != {"repeat", "times"} or name not in ("VARCHAR2", "CHAR", "RAW", *LOB_TYPES):
+        if set(value) != {"repeat", "times"} or name not in _REPEATABLE:
             raise ScenarioError(
-                f"{what}: value expressions are {{repeat: text, times: n}} for text / RAW / LOBs and "
+                f"{what}: value expressions are {{repeat: text, times: n}} for text / RAW / LONGs / LOBs and "
                 "{empty: true} for LOBs"
             )
         value = str(value["repeat"]) * int(value["times"])
@@ -306,8 +322,16 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
         if isinstance(value, bytes | bytearray) or value == "":
             return None if value == "" else _bad(what, value, name)
         return str(value)
-    if name == "BLOB":
+    if name in ("BLOB", "LONG RAW"):
         return normalize(ColumnType("RAW", 1 << 40), value, what)
+    if name == "LONG":
+        if isinstance(value, bytes | bytearray):
+            return _bad(what, value, name)
+        text = str(value)
+        encode_text(text, ctype.db_charset, what)  # the database set must hold it
+        return text or None
+    if name == "UROWID":
+        return _urowid(value, what)
     if name == "BOOLEAN":
         return normalize_boolean(value, what)
     if name == "BINARY_FLOAT":
@@ -395,6 +419,20 @@ def _national_text(ctype: ColumnType, value: Any, what: str) -> str | None:
     return text + " " * (limit - chars) if ctype.name == "NCHAR" else text
 
 
+def _urowid(value: Any, what: str) -> str | None:
+    """A physical UROWID as its 18-character ROWID text (what the trail shows; the generator writes
+    no logical, index-organized, UROWID); ``''`` is NULL."""
+    if isinstance(value, RowId):
+        return str(value)
+    text = str(value).strip()
+    if not text:
+        return None
+    try:
+        return str(parse_rowid(text))
+    except RedoError:
+        raise ScenarioError(f"{what}: {value!r} is not an 18-character ROWID (ORA-01410)") from None
+
+
 def _bad(what: str, value: Any, name: str) -> Any:
     raise ScenarioError(f"{what}: cannot use {value!r} as {name}")
 
@@ -413,6 +451,8 @@ def encode(ctype: ColumnType, value: Any) -> bytes:
             return encode_interval_ym(0, value.months)
         if isinstance(value, DaySecond):
             return encode_interval_ds(nanos=value.nanos)
+        if ctype.name == "LONG RAW":
+            return bytes(value)  # as RAW: the bytes themselves
         if ctype.charset is not None and isinstance(value, str):
             charset = ctype.charset if ctype.code != TYPE_CODES["CLOB"] else lob_charset(ctype.charset)
             return encode_text(value, str(charset), f"{ctype} value")
@@ -428,7 +468,7 @@ def render(ctype: ColumnType, value: Any) -> str | None:
     name = ctype.name
     if name in ("NUMBER", "FLOAT"):
         return _render_number(value)
-    if name in _TEXT_TYPES or name.startswith("INTERVAL"):
+    if name in _TEXT_TYPES or name.startswith("INTERVAL") or name == "UROWID":
         return str(value)
     if name == "BOOLEAN":
         return "TRUE" if value else "FALSE"
@@ -438,7 +478,7 @@ def render(ctype: ColumnType, value: Any) -> str | None:
         return value.strftime("%Y-%m-%dT%H:%M:%S")
     if name == "TIMESTAMP":
         return str(value)
-    if name in ("RAW", "BLOB"):
+    if name in ("RAW", "BLOB", "LONG RAW"):
         return bytes(value).hex().upper()
     if math.isnan(value):
         return "Nan"

@@ -60,7 +60,7 @@ from typing import Any, TextIO
 import yaml
 
 from redo_lib.errors import Position, ScenarioError
-from redo_lib.synth.columns import Timestamp, parse_type
+from redo_lib.synth.columns import LONG_TYPES, Timestamp, parse_type
 from redo_lib.synth.partspec import dump_partition_by, parse_partition_by
 from redo_lib.synth.scenario import (
     DDL_STATEMENTS,
@@ -224,6 +224,13 @@ def _table(raw: Any, i: int, *, what: str = "", sets: tuple[str, str] = _DEFAULT
             ColumnSpec(
                 name=str(c["name"]), type=parse_type(c["type"], *sets), nullable=bool(c.get("nullable", True))
             )
+        )
+    longs = [c.name for c in columns if c.type.name in LONG_TYPES]
+    if len(longs) == 1 and columns[-1].name != longs[0]:  # two or more: TableSpec refuses (ORA-01754)
+        # Oracle stores a LONG column last in the row whatever its place in CREATE TABLE (a column
+        # added later comes after it); the generator stores columns in declared order
+        raise ScenarioError(
+            f"{what}: declare the LONG / LONG RAW column {longs[0]} last (Oracle stores it last)"
         )
     return TableSpec(
         owner=str(owner or "SYNTH"),

@@ -29,7 +29,7 @@ from typing import Any, final
 
 from redo_lib.errors import ScenarioError
 from redo_lib.synth.charsets import NATIONAL_CHARSETS, PYTHON_CODECS
-from redo_lib.synth.columns import LOB_TYPES, ColumnType, normalize
+from redo_lib.synth.columns import LOB_TYPES, LONG_TYPES, ColumnType, normalize
 from redo_lib.synth.partspec import PartitionBy, check_partition_by
 
 __all__ = [
@@ -175,6 +175,14 @@ class TableSpec:
             missing = [k for k in key if k not in names]
             if missing or not key:
                 raise ScenarioError(f"table {self.full_name}: foreign key columns {missing} are not columns")
+        longs = [c.name for c in self.columns if c.type.name in LONG_TYPES]
+        if len(longs) > 1:
+            raise ScenarioError(
+                f"table {self.full_name}: columns {longs}: a table may contain only one column of type "
+                "LONG (ORA-01754)"
+            )
+        if any(n in k for n in longs for k in (self.primary_key, *self.unique_keys)):
+            raise ScenarioError(f"table {self.full_name}: key column cannot be of LONG datatype (ORA-02269)")
         if any(not k for k in self.unique_keys):
             raise ScenarioError(f"table {self.full_name}: empty unique key")
         if self.primary_key:
@@ -223,7 +231,8 @@ class TableSpec:
         chosen: Iterable[str] = (
             self.primary_key
             or self._eligible_unique()
-            or [c.name for c in self.columns if c.type.name not in LOB_TYPES]  # LOBs are never key columns
+            # LOBs and LONGs are never key columns (the dictionary's choose_key)
+            or [c.name for c in self.columns if c.type.name not in LOB_TYPES | LONG_TYPES]
         )
         wanted = set(chosen)
         return tuple(c.name for c in self.columns if c.name in wanted)

@@ -42,21 +42,26 @@ Outcome = tuple[str, Any, Any]
 
 # max_examples of the quick (default) and heavy (-m slow) profiles
 PROFILES = [pytest.param(150, id="quick"), pytest.param(5000, marks=pytest.mark.slow, id="heavy")]
-TEXT_TYPES = (1, 96, 112)
+TEXT_TYPES = (1, 8, 96, 112)  # VARCHAR2, LONG, CHAR, CLOB
 # the nine sets of the Python twin (the core's other sets have no Python decoder to compare with:
 # tests/unit/native/test_charsets.py checks them against Python's codecs)
 CHARSET_IDS = sorted(TWIN_CHARSET_NAMES)
 CHARSETS: list[str | int] = [*TWIN_CHARSET_NAMES.values(), *CHARSET_IDS]
 CORE_ONLY_IDS = frozenset(charset_names()) - frozenset(TWIN_CHARSET_NAMES)
 CORE_ONLY_NAMES = frozenset(charset_names().values()) - frozenset(TWIN_CHARSET_NAMES.values())
-UNKNOWN_CODES = (0, 8, 24, 58, 119, 999, -1)
+UNKNOWN_CODES = (0, 58, 119, 999, -1)
+# codes only the core renders (no Python codec): their oracle is the codec of the type they render
+# like, the error naming them: LONG is text in the column's charset, LONG RAW hex
+RENDERED_LIKE = {8: (1, "LONG"), 24: (23, "LONG RAW")}
 
 
 def _python(type_code: int, data: bytes, charset: str | int, zone: str | int) -> Outcome:
+    like, name = RENDERED_LIKE.get(type_code, (type_code, None))
     try:
-        return "text", decode_value(type_code, data, charset=charset, db_timezone=zone), None
+        return "text", decode_value(like, data, charset=charset, db_timezone=zone), None
     except ValueDecodeError as exc:
-        return "error", exc.message, exc.details
+        details = exc.details | {"type": name} if name and "type" in exc.details else exc.details
+        return "error", exc.message, details
 
 
 def _rust(type_code: int, data: bytes, charset: str | int, zone: str | int) -> Outcome:
@@ -105,7 +110,7 @@ def run(examples: int, *strategies: st.SearchStrategy[Any]) -> Callable[[Callabl
 
 # --- inputs ---------------------------------------------------------------------------------------------
 
-type_codes = st.sampled_from([*sorted(CODECS), *UNKNOWN_CODES])
+type_codes = st.sampled_from([*sorted(CODECS), *RENDERED_LIKE, *UNKNOWN_CODES])
 charset_args = st.one_of(
     st.sampled_from(CHARSETS),
     st.sampled_from(list(TWIN_CHARSET_NAMES.values())).map(lambda n: f" {n.lower()}\t"),
@@ -302,7 +307,7 @@ def test_number_bytes_render_alike(examples: int) -> None:
 
 @pytest.mark.parametrize("examples", PROFILES)
 def test_text_in_every_charset_renders_alike(examples: int) -> None:
-    """Text encoded in each charset (and then damaged), and random bytes, for CHAR/VARCHAR2/CLOB."""
+    """Text encoded in each charset (and then damaged), and random bytes, for CHAR/VARCHAR2/LONG/CLOB."""
 
     @run(
         examples * 4,
@@ -314,7 +319,7 @@ def test_text_in_every_charset_renders_alike(examples: int) -> None:
     )
     def check(type_code: int, charset: str | int, text: str, noise: bytes, at: int) -> None:
         try:
-            data = encode_value(type_code, text, charset=charset)
+            data = encode_value(RENDERED_LIKE.get(type_code, (type_code,))[0], text, charset=charset)
         except ValueDecodeError:
             data = text.encode("utf-8", "surrogatepass")
         agree(type_code, data, charset)
@@ -395,7 +400,7 @@ def test_batch_keeps_nulls_and_raises_the_first_error() -> None:
 # --- the values the generator writes for the named scenarios ---------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["typed_columns", "lobs", "basic_dml", "schema_changes"])
+@pytest.mark.parametrize("name", ["typed_columns", "lobs", "basic_dml", "schema_changes", "long_types"])
 def test_scenario_values_render_alike(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from redo_lib.synth import columns, generate, load_scenario
 

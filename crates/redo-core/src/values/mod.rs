@@ -4,18 +4,22 @@
 //! | code | type | text | module |
 //! |---|---|---|---|
 //! | 1, 96 | VARCHAR2 / NVARCHAR2, CHAR / NCHAR | decoded in the column's charset, blank padding kept | [`text`] |
+//! | 8 | LONG | text in the database charset (stored inline in the row, never as AL16UTF16) | [`text`] |
 //! | 2 | NUMBER / FLOAT | exact decimal text `1011`, `-12.5`, `~`, `-~` | [`number`] |
 //! | 12 | DATE | `2024-01-15T10:20:30` | [`datetime`] |
 //! | 180 | TIMESTAMP | `2024-01-15T10:20:30.123456789` | [`datetime`] |
 //! | 181 | TIMESTAMP WITH TIME ZONE | `2024-01-15T15:50:30+05:30`, `...Z [TZ region 34324]` | [`datetime`] |
 //! | 231 | TIMESTAMP WITH LOCAL TIME ZONE | UTC, `2024-01-15T10:20:30Z` | [`datetime`] |
-//! | 23, 113 | RAW, BLOB data | upper-case hex | here |
+//! | 23, 24, 113 | RAW, LONG RAW, BLOB data | upper-case hex | here |
 //! | 100, 101 | BINARY_FLOAT / BINARY_DOUBLE | Python's shortest repr, `Inf`, `-Inf`, `Nan` | [`float`] |
 //! | 182, 183 | INTERVAL YEAR TO MONTH / DAY TO SECOND | `+02-03`, `+01 02:03:04.500000000` | [`datetime`] |
 //! | 252 | BOOLEAN | `TRUE` / `FALSE` | here |
-//! | 208 | UROWID | 18-char ROWID; a non-physical UROWID as hex | [`rowid`] |
+//! | 208 | UROWID | physical (`0x01`, 13 bytes): 18-char ROWID; logical (IOT, `0x02`) or foreign: hex | [`rowid`] |
 //! | 112 | CLOB / NCLOB data | text; AL16UTF16 when the charset is AL32UTF8 / UTF8 | [`text`] |
 //! | other | | upper-case hex | here |
+//!
+//! LONG and LONG RAW have no Python codec: their oracle in the differential test is the codec of
+//! the type they render like (VARCHAR2, RAW).
 //!
 //! The Python codecs are the oracle: the same text for every input, and where Python raises
 //! `ValueDecodeError`, an [`Error::ValueDecode`] with the same message and details
@@ -39,8 +43,10 @@ pub use text::Charset;
 pub mod code {
     pub const VARCHAR2: i64 = 1;
     pub const NUMBER: i64 = 2;
+    pub const LONG: i64 = 8;
     pub const DATE: i64 = 12;
     pub const RAW: i64 = 23;
+    pub const LONG_RAW: i64 = 24;
     pub const CHAR: i64 = 96;
     pub const BINARY_FLOAT: i64 = 100;
     pub const BINARY_DOUBLE: i64 = 101;
@@ -54,11 +60,13 @@ pub mod code {
     pub const TIMESTAMP_LTZ: i64 = 231;
     pub const BOOLEAN: i64 = 252;
     /// Every code with a codec (any other renders as hex).
-    pub const ALL: [i64; 16] = [
+    pub const ALL: [i64; 18] = [
         VARCHAR2,
         NUMBER,
+        LONG,
         DATE,
         RAW,
+        LONG_RAW,
         CHAR,
         BINARY_FLOAT,
         BINARY_DOUBLE,
@@ -90,6 +98,7 @@ pub enum TypeName {
     Urowid,
     Rowid,
     Varchar2,
+    Long,
 }
 
 impl TypeName {
@@ -108,6 +117,7 @@ impl TypeName {
             TypeName::Urowid => "UROWID",
             TypeName::Rowid => "ROWID",
             TypeName::Varchar2 => "VARCHAR2",
+            TypeName::Long => "LONG",
         }
     }
 }
@@ -227,6 +237,8 @@ pub fn render_value_into(
 ) -> Result<()> {
     match type_code {
         code::VARCHAR2 | code::CHAR => text::render_text(data, charset, out),
+        // LONG: the database charset as is; only LOB data is kept as AL16UTF16
+        code::LONG => text::render_text_as(data, charset, TypeName::Long, out),
         code::CLOB => text::render_text(data, charset.lob(), out),
         code::NUMBER => number::render_number(data, out),
         code::DATE => datetime::render_date(data, out),
@@ -240,7 +252,7 @@ pub fn render_value_into(
         code::BOOLEAN => render_boolean(data, out),
         code::UROWID => rowid::render_urowid(data, out),
         _ => {
-            // RAW, BLOB data, and any type code without a codec
+            // RAW, LONG RAW, BLOB data, and any type code without a codec
             push_hex_upper(data, out);
             Ok(())
         }
@@ -384,6 +396,55 @@ pub(crate) mod tests {
         let e = render(252, "02").unwrap_err();
         assert_eq!(e.info().message, "BOOLEAN must be one byte 0 or 1");
         assert_eq!(e.info().details, vec![("type", "BOOLEAN".into()), ("hex", "02".into())]);
+    }
+
+    #[test]
+    fn long_is_text_in_the_database_charset() {
+        let v = |hex, cs| render_value(code::LONG, &unhex(hex), cs, ZoneArg::Minutes(0));
+        // AL32UTF8: "é€😀" as UTF-8 (not AL16UTF16 as CLOB data of the same database would be)
+        let utf8 = "c3 a9 e2 82 ac f0 9f 98 80";
+        assert_eq!(v(utf8, CharsetArg::Name("AL32UTF8")).unwrap(), "é€😀");
+        assert_eq!(v(utf8, CharsetArg::Id(873)).unwrap(), "é€😀");
+        // UTF8 (CESU-8): a supplementary character as two 3-byte surrogates
+        assert_eq!(v("ed a0 bd ed b8 80", CharsetArg::Name("UTF8")).unwrap(), "😀");
+        // single-byte and the Asian multi-byte sets
+        assert_eq!(v("63 61 66 e9", CharsetArg::Name("WE8ISO8859P1")).unwrap(), "café");
+        assert_eq!(v("d6 d0 ce c4", CharsetArg::Name("ZHS16GBK")).unwrap(), "中文");
+        // a long value, as many bytes as a row piece holds
+        let big = "41 ".repeat(6000);
+        assert_eq!(v(&big, CharsetArg::Name("AL32UTF8")).unwrap(), "A".repeat(6000));
+        assert_eq!(v("", CharsetArg::Name("AL32UTF8")).unwrap(), "");
+    }
+
+    #[test]
+    fn bad_long_bytes_are_a_value_error_naming_long() {
+        let bad = |hex, cs| render_value(code::LONG, &unhex(hex), cs, ZoneArg::Minutes(0)).unwrap_err();
+        let e = bad("41 c3", CharsetArg::Name("AL32UTF8"));
+        assert_eq!(e.kind(), "value");
+        assert!(e.info().message.starts_with("bytes are not valid AL32UTF8: "), "{}", e.info().message);
+        assert_eq!(
+            e.info().details,
+            vec![("type", "LONG".into()), ("charset", "AL32UTF8".into()), ("hex", "41c3".into())]
+        );
+        let e = bad("ff fe", CharsetArg::Name("AL32UTF8"));
+        assert_eq!(e.info().details[0], ("type", "LONG".into()));
+        let e = bad("80", CharsetArg::Name("US7ASCII"));
+        assert_eq!(e.info().details[..2], [("type", "LONG".into()), ("charset", "US7ASCII".into())]);
+        let e = bad("81 20", CharsetArg::Name("ZHS16GBK"));
+        assert_eq!(e.info().details[0], ("type", "LONG".into()));
+        // VARCHAR2 keeps its own name
+        let e = render_value(code::VARCHAR2, b"\xff", CharsetArg::Name("AL32UTF8"), ZoneArg::Minutes(0));
+        assert_eq!(e.unwrap_err().info().details[0], ("type", "VARCHAR2".into()));
+        let e = bad("41", CharsetArg::Name("ZHT32EUC"));
+        assert_eq!(e.info().message, "unsupported character set 'ZHT32EUC'");
+    }
+
+    #[test]
+    fn long_raw_is_upper_case_hex() {
+        let v = |hex| render(code::LONG_RAW, hex).unwrap();
+        assert_eq!(v("de ad be ef 00 ff"), "DEADBEEF00FF");
+        assert_eq!(v(""), "");
+        assert_eq!(v(&"0a ".repeat(5000)), "0A".repeat(5000));
     }
 
     #[test]

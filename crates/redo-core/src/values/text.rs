@@ -1,5 +1,5 @@
-//! CHAR / VARCHAR2 / NCHAR / NVARCHAR2 (types 96, 1) and CLOB data (112) in the column's character
-//! set (redo-format §7.2). The sets are `tables::CHARSETS` (44 Oracle character sets, by id and
+//! CHAR / VARCHAR2 / NCHAR / NVARCHAR2 (types 96, 1), LONG (8) and CLOB data (112) in the column's
+//! character set (redo-format §7.2). The sets are `tables::CHARSETS` (44 Oracle character sets, by id and
 //! name); the WHATWG ones decode through `encoding_rs`, with Oracle's deviations as small rules
 //! (`tables::Rule`, docs/charsets.md). The first nine decode as Python's strict codecs do, with the
 //! same error reasons (`redo_lib/values/text.py` is their test oracle):
@@ -100,11 +100,11 @@ pub(crate) fn py_isspace(c: char) -> bool {
         | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}')
 }
 
-fn invalid(charset: Charset, reason: &str, data: &[u8]) -> Error {
+fn invalid(charset: Charset, reason: &str, data: &[u8], type_name: TypeName) -> Error {
     value_error_with(
         format!("bytes are not valid {}: {reason}", charset.name()),
         vec![
-            ("type", TypeName::Varchar2.as_str().into()),
+            ("type", type_name.as_str().into()),
             ("charset", charset.name().into()),
             ("hex", super::hex_lower(data).into()),
         ],
@@ -114,10 +114,20 @@ fn invalid(charset: Charset, reason: &str, data: &[u8]) -> Error {
 /// Character column bytes in `charset` -> text, appended (`text.decode_text`). An unknown charset
 /// or bytes that are not valid in it are a `ValueDecode` error naming the charset.
 pub fn render_text(data: &[u8], charset: CharsetArg<'_>, out: &mut String) -> Result<()> {
+    render_text_as(data, charset, TypeName::Varchar2, out)
+}
+
+/// [`render_text`] for a column whose error names another type (`type_name`: LONG).
+pub fn render_text_as(
+    data: &[u8],
+    charset: CharsetArg<'_>,
+    type_name: TypeName,
+    out: &mut String,
+) -> Result<()> {
     let Some(cs) = charset.resolve() else {
         return Err(charset.unsupported());
     };
-    decode(data, cs, out).map_err(|reason| invalid(cs, reason, data))
+    decode(data, cs, out).map_err(|reason| invalid(cs, reason, data, type_name))
 }
 
 /// Decode `data` in `cs`, appending to `out`; the error is Python's `UnicodeDecodeError.reason`.

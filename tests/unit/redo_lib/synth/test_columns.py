@@ -36,6 +36,12 @@ from redo_lib.synth.columns import Timestamp, encode, normalize, parse_type, ren
         pytest.param(
             "TIMESTAMP",
             "2013-09-01T09:30:00.123456789",
+            "2013-09-01T09:30:00.123457000",
+            id="timestamp-is-timestamp-6",
+        ),
+        pytest.param(
+            "TIMESTAMP(9)",
+            "2013-09-01T09:30:00.123456789",
             "2013-09-01T09:30:00.123456789",
             id="timestamp-9-digits",
         ),
@@ -92,6 +98,7 @@ def test_bad_values_raise_scenario_error(type_text: str, value: Any, message: st
         pytest.param("NUMBER(10,2)", "NUMBER", 22, id="number-p-s"),
         pytest.param("RAW(16)", "RAW", 16, id="raw"),
         pytest.param("TIMESTAMP", "TIMESTAMP", 11, id="timestamp"),
+        pytest.param("TIMESTAMP(0)", "TIMESTAMP", 7, id="timestamp-0"),
     ],
 )
 def test_parse_type(text: str, name: str, length: int) -> None:
@@ -100,7 +107,18 @@ def test_parse_type(text: str, name: str, length: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["LONG", "CLOB(10)", "VARCHAR2(0)", "VARCHAR2(4001)", "DATE(3)", "NUMBER(", "CHAR(1,2)"]
+    "text",
+    [
+        "LONG(10)",
+        "LONG RAW(5)",
+        "UROWID(4001)",
+        "CLOB(10)",
+        "VARCHAR2(0)",
+        "VARCHAR2(4001)",
+        "DATE(3)",
+        "NUMBER(",
+        "CHAR(1,2)",
+    ],
 )
 def test_unsupported_types_raise(text: str) -> None:
     with pytest.raises(ScenarioError):
@@ -122,8 +140,8 @@ def test_encode_matches_the_doc_examples(type_text: str, value: Any, hex_bytes: 
 
 
 def test_timestamp_keeps_nanoseconds_and_orders() -> None:
-    a = normalize(parse_type("TIMESTAMP"), "2020-01-01T00:00:00.000000001")
-    b = normalize(parse_type("TIMESTAMP"), "2020-01-01T00:00:00.000000002")
+    a = normalize(parse_type("TIMESTAMP(9)"), "2020-01-01T00:00:00.000000001")
+    b = normalize(parse_type("TIMESTAMP(9)"), "2020-01-01T00:00:00.000000002")
     assert isinstance(a, Timestamp) and a.nanos == 1 and a < b
 
 

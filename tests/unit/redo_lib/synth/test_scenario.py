@@ -36,7 +36,22 @@ REPO = Path(__file__).resolve().parents[4]
         pytest.param("tables: []\nsteps: [commit]\nextra: 1", "unknown scenario keys", id="unknown-key"),
         pytest.param("- a list", "YAML mapping", id="not-a-mapping"),
         pytest.param(
-            "tables: [{name: T, columns: [{name: A, type: LONG}]}]", "unsupported column type", id="bad-type"
+            "tables: [{name: T, columns: [{name: A, type: BFILE}]}]", "unsupported column type", id="bad-type"
+        ),
+        pytest.param(
+            "tables: [{name: T, columns: [{name: A, type: LONG}, {name: B, type: LONG RAW}]}]",
+            r"only one column of type LONG \(ORA-01754\)",
+            id="two-longs",
+        ),
+        pytest.param(
+            "tables: [{name: T, columns: [{name: A, type: LONG}], primary_key: [A]}]",
+            r"cannot be of LONG datatype \(ORA-02269\)",
+            id="long-key",
+        ),
+        pytest.param(
+            "tables: [{name: T, columns: [{name: A, type: LONG}, {name: B, type: NUMBER}]}]",
+            "declare the LONG / LONG RAW column A last",
+            id="long-not-last",
         ),
         pytest.param(
             "tables: [{name: T, columns: [{name: A}]}]", "needs name and type", id="column-without-type"
