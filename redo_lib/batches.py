@@ -83,7 +83,8 @@ class Manifest:
     dictionary: str | None = None
     previous_batch: str | None = None
     carried_in: str | None = None
-    # the capture scope, "OWNER" / "OWNER.TABLE" entries (None: every table of the dictionary);
+    # the capture scope, "OWNER" / "OWNER.TABLE" entries and "-OWNER.TABLE.COLUMN" for a column left
+    # out (None: every table of the dictionary);
     # trail.emit.capture_options turns it into the emitter's options
     capture: tuple[str, ...] | None = None
     # the image options, "update-befores" / "full-deletes" (None: GoldenGate's defaults);
@@ -142,7 +143,9 @@ def load_manifest(batch_dir: str | os.PathLike[str]) -> Manifest:
         if capture is not None and (
             not isinstance(capture, list) or not all(isinstance(c, str) for c in capture)
         ):
-            raise TypeError(f"capture must be a list of OWNER or OWNER.TABLE strings, not {capture!r}")
+            raise TypeError(
+                f"capture must be a list of OWNER, OWNER.TABLE or -OWNER.TABLE.COLUMN strings, not {capture!r}"
+            )
         images = doc.get("images")
         if images is not None and (
             not isinstance(images, list) or not all(isinstance(i, str) for i in images)

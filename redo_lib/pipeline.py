@@ -359,6 +359,12 @@ def reconcile(
         # updates keyed by their ROWID (also in ``trail``): the redo held not all of the table's key
         # columns (minimal supplemental logging; docs/tables.md, "Keyed by ROWID")
         "rowid_keyed": by_table(emitter.rowid_keyed),
+        # of those, the row changes carrying a value of a type the decoder cannot render, and per
+        # table, column and type code the changes carrying it (captured) or leaving it out (out of
+        # scope: tables not captured, columns left out); redo_lib/unsupported.py
+        "unrenderable_ops": by_table(emitter.unrenderable_ops),
+        "unrenderable": _by_column(emitter.unrenderable),
+        "unrenderable_out_of_scope": _by_column(emitter.unrenderable_out_of_scope),
         "orphaned": by_table(table.orphaned),
         "carried_out": by_table(carried_out),
         "transactions": {
@@ -396,6 +402,14 @@ def reconcile(
             if k not in ("begun", "committed", "rolled_back", "held")
         },
     }
+
+
+def _by_column(counter: Mapping[tuple[str, str, int], int]) -> dict[str, dict[str, dict[str, int]]]:
+    """(OWNER.TABLE, column, type code) -> n as ``OWNER.TABLE`` -> column -> ``"<type code>"`` -> n."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for (table, column, code), n in sorted(counter.items()):
+        out.setdefault(table, {}).setdefault(column, {})[str(code)] = n
+    return out
 
 
 def _lob_unresolved(emitter: Any) -> dict[str, Any]:
@@ -743,7 +757,8 @@ def assemble_batches(
     # captured tables whose changes the decoder detected but cannot read (docs/data-quality.md)
     counts["unsupported"] = unsupported_report(
         vectors=report.unsupported_vectors, unsupported_ops=counts["unsupported_ops"], dictionary=dictionary,
-        captured=emitter.captured,
+        captured=emitter.captured, unrenderable=counts["unrenderable"],
+        unrenderable_ops=counts["unrenderable_ops"], unrenderable_out_of_scope=counts["unrenderable_out_of_scope"],
     )  # fmt: skip
     return DecodeResult(
         trail=trail,

@@ -15,8 +15,14 @@ Three sources, none of them ever rendered into a trail record:
 * the emitter's ``unsupported`` (counts.json ``unsupported_ops``): captured row changes decoded but
   not emitted because their image is an **OLTP-compressed** row piece (redo-format §5.1); they are a
   term of the balance (decoded + carried_in = trail + ... + unsupported_ops).
+* the emitter's ``unrenderable`` (counts.json ``unrenderable``, ``unrenderable_ops``): captured row
+  changes carrying a value of a column whose type the decoder cannot render (XMLTYPE, ANYDATA, JSON
+  as OSON, object types such as SDO_GEOMETRY, nested tables, VARRAYs, REFs, BFILE: the core's
+  ``unsupported::unrenderable_type``), by table, column and type code; they are row changes of
+  ``unsupported_ops`` like the compressed ones, never a record with hex in place of the value. A
+  column left out of the capture scope (``-OWNER.TABLE.COLUMN``) is counted out of scope instead.
 * the dictionary's storage attributes (``encrypted``, ``compress_for``, ``iot_type``), which name the
-  reason and tell an IOT whose attributes are known.
+  reason and tell an IOT whose attributes are known, and its columns' type names (``SDO_GEOMETRY``).
 
 Inside the capture scope each table is a problem that fails validation (the ``unsupported_changes``
 check, contract rule 2: a captured change is missing from the trail); outside it, only counted.
@@ -33,6 +39,7 @@ ENCRYPTED = "encrypted"
 OLTP_COMPRESSED = "oltp_compressed"
 HCC = "hcc"
 IOT = "iot"
+UNRENDERABLE = "unrenderable_type"
 
 #: kind -> the reason the batch report and the validation give
 REASONS = {
@@ -40,7 +47,40 @@ REASONS = {
     OLTP_COMPRESSED: "OLTP-compressed row image: not decoded",
     HCC: "hybrid columnar compression (HCC): direct-path compression units, not decoded",
     IOT: "index-organized table: changes are index-leaf operations (layer 10), not decoded",
+    UNRENDERABLE: "columns of a type the decoder cannot render",
 }
+
+#: type code -> what it is, for a column the dictionary does not name better (``COL$.TYPE#``; the
+#: core's ``unsupported::unrenderable_type`` says which codes the decoder cannot render)
+TYPE_KINDS = {
+    0: "a type the dictionary does not list",
+    58: "XMLTYPE or ANYDATA (opaque type)",
+    69: "ROWID",
+    111: "REF",
+    114: "BFILE",
+    119: "JSON (OSON)",
+    121: "object type",
+    122: "nested table",
+    123: "VARRAY",
+}
+
+
+def type_label(code: int, type_name: str | None = None) -> str:
+    """How the report names a column's type: the dictionary's name (``SDO_GEOMETRY``, ``XMLTYPE``) with
+    its code, else what the code is."""
+    kind = TYPE_KINDS.get(code, f"type code {code}")
+    if type_name and not type_name.startswith("TYPE#") and type_name != kind:
+        return f"{type_name} (type code {code})"
+    return f"{kind} (type code {code})"
+
+
+def column_reason(table: str, column: str, label: str) -> str:
+    """The reason of one unrenderable column, with its remedy."""
+    return (
+        f"column {column} of type {label}: the decoder cannot render it; leave the column out of the "
+        f"capture scope (-{table}.{column}) or the table"
+    )
+
 
 #: decode report kinds (the core's ``unsupported.rs``)
 VECTOR_ENCRYPTED = "encrypted"
@@ -97,6 +137,9 @@ def unsupported_report(
     unsupported_ops: Mapping[str, Mapping[str, int]],
     dictionary: DictionaryHistory | None,
     captured: Callable[[str, str], bool],
+    unrenderable: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
+    unrenderable_ops: Mapping[str, Mapping[str, int]] | None = None,
+    unrenderable_out_of_scope: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
 ) -> dict[str, Any]:
     """counts.json ``unsupported``: ``tables`` (captured tables: kind -> changes, what they are,
     reason), ``out_of_scope`` (tables outside the capture scope: kind -> changes) and ``changes``
@@ -104,7 +147,12 @@ def unsupported_report(
 
     ``vectors``: the decode report's (kind, obj) counts; ``unsupported_ops``: counts.json
     ``unsupported_ops`` (OWNER.TABLE -> op -> row changes; captured tables only, the emitter counted
-    the others out of scope); ``captured(owner, name)``: the capture scope (the core emitter's)."""
+    the others out of scope); ``captured(owner, name)``: the capture scope (the core emitter's);
+    ``unrenderable`` / ``unrenderable_out_of_scope``: counts.json's (OWNER.TABLE -> column -> type code
+    -> row changes) and ``unrenderable_ops`` the row changes of ``unsupported_ops`` they are (the
+    rest are OLTP-compressed). An unrenderable kind's entry lists its ``columns`` (type, type code,
+    changes); ``columns_out_of_scope`` (when there are some) counts per
+    ``OWNER.TABLE.COLUMN`` the row changes whose value was left out or whose table is not captured."""
     tables: dict[str, dict[str, dict[str, Any]]] = {}
     out_of_scope: dict[str, dict[str, int]] = {}
 
@@ -130,13 +178,40 @@ def unsupported_report(
             if kind is not None:
                 add(table.full_name, kind, n, "change vectors", in_scope=captured(table.owner, table.name),
                     table=table)  # fmt: skip
+    not_rendered = unrenderable_ops or {}
     for name, ops in sorted(unsupported_ops.items()):
-        add(name, OLTP_COMPRESSED, sum(ops.values()), "row changes", in_scope=True, table=None)
+        n = sum(ops.values()) - sum((not_rendered.get(name) or {}).values())
+        if n > 0:
+            add(name, OLTP_COMPRESSED, n, "row changes", in_scope=True, table=None)
+    type_names = _type_names(dictionary)
+    for name, columns in sorted((unrenderable or {}).items()):
+        entry = tables.setdefault(name, {}).setdefault(
+            UNRENDERABLE, {"changes": 0, "counted": "row changes", "reason": REASONS[UNRENDERABLE], "columns": {}}
+        )  # fmt: skip
+        entry["changes"] += sum((not_rendered.get(name) or {}).values())
+        for column, by_code in sorted(columns.items()):
+            for code, n in sorted(by_code.items()):
+                label = type_label(int(code), type_names.get((name, column)))
+                entry["columns"][column] = {"type": label, "type_code": int(code), "changes": int(n)}
+    left_out: dict[str, int] = {}
+    for name, columns in sorted((unrenderable_out_of_scope or {}).items()):
+        for column, by_code in sorted(columns.items()):
+            n = sum(int(v) for v in by_code.values())
+            kinds = out_of_scope.setdefault(name, {})
+            kinds[UNRENDERABLE] = kinds.get(UNRENDERABLE, 0) + n
+            left_out[f"{name}.{column}"] = n
     return {
         "changes": sum(e["changes"] for kinds in tables.values() for e in kinds.values()),
         "tables": tables,
         "out_of_scope": out_of_scope,
-    }
+    } | ({"columns_out_of_scope": left_out} if left_out else {})
+
+
+def _type_names(dictionary: DictionaryHistory | None) -> dict[tuple[str, str], str]:
+    """(OWNER.TABLE, column) -> the dictionary's type name, of each table's last version."""
+    if dictionary is None:
+        return {}
+    return {(v.full_name, c.name): c.type_name for v in dictionary for c in v.columns}
 
 
 def _storage(table: TableVersion) -> dict[str, Any]:
@@ -153,15 +228,23 @@ def _storage(table: TableVersion) -> dict[str, Any]:
 
 
 def problem_rows(counts: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per captured table and kind of counts.json ``unsupported``: what the
-    ``unsupported_changes`` check reports and the batch report lists (table, kind, changes, reason)."""
+    """One row per captured table and kind of counts.json ``unsupported``, and per column for the
+    columns the decoder cannot render: what the ``unsupported_changes`` check reports and the batch
+    report lists (table, kind, changes, reason; ``column`` and ``type`` for a column, its reason
+    naming the remedy)."""
     section = counts.get("unsupported") or {}
-    return [
-        {"table": name, "kind": kind, "changes": int(entry["changes"]), "counted": entry.get("counted"),
-         "reason": entry["reason"]}
-        for name, kinds in sorted((section.get("tables") or {}).items())
-        for kind, entry in sorted(kinds.items())
-    ]  # fmt: skip
+    rows: list[dict[str, Any]] = []
+    for name, kinds in sorted((section.get("tables") or {}).items()):
+        for kind, entry in sorted(kinds.items()):
+            if kind != UNRENDERABLE:
+                rows.append({"table": name, "kind": kind, "changes": int(entry["changes"]),
+                             "counted": entry.get("counted"), "reason": entry["reason"]})  # fmt: skip
+                continue
+            for column, c in sorted((entry.get("columns") or {}).items()):
+                rows.append({"table": name, "kind": kind, "column": column, "type": c["type"],
+                             "changes": int(c["changes"]), "counted": entry.get("counted"),
+                             "reason": column_reason(name, column, c["type"])})  # fmt: skip
+    return rows
 
 
 def batch_unsupported(
@@ -182,4 +265,7 @@ def batch_unsupported(
         unsupported_ops=counts.get("unsupported_ops") or {},
         dictionary=dictionary,
         captured=scope.captured,
+        unrenderable=counts.get("unrenderable") or {},
+        unrenderable_ops=counts.get("unrenderable_ops") or {},
+        unrenderable_out_of_scope=counts.get("unrenderable_out_of_scope") or {},
     )

@@ -44,6 +44,7 @@ if __package__ in (None, ""):  # run as a script: make ``spark_jobs`` importable
 
 from redo_lib.batches import dictionary_at
 from redo_lib.errors import Position, StorageError
+from redo_lib.trail.emit import excluded_columns
 from redo_lib.trail.lineage import PartitionCut, TableChanges, name_epochs, table_changes
 from redo_lib.trail.schema import commit_log_name
 from redo_lib.trail.types import column_types as table_column_types
@@ -444,10 +445,15 @@ def batch_dictionary(batch: BatchDir, manifest: dict[str, Any]) -> Any:
     return dictionary_at(location)
 
 
-def mirror_types(history: Any, number_as_string: Sequence[str]) -> dict[str, dict[str, str]]:
-    """Per source table, its columns' mirror types from the dictionary; none without a dictionary
-    (every column a string)."""
-    return table_types(history, number_as_string=number_as_string) if history is not None else {}
+def mirror_types(
+    history: Any, number_as_string: Sequence[str], capture: Sequence[str] | None = None
+) -> dict[str, dict[str, str]]:
+    """Per source table, its columns' mirror types from the dictionary, without the columns the
+    manifest's ``capture`` leaves out (``-OWNER.TABLE.COLUMN``: the trail never carries them); none
+    without a dictionary (every column a string)."""
+    if history is None:
+        return {}
+    return table_types(history, number_as_string=number_as_string, exclude_columns=excluded_columns(capture))
 
 
 def ownership(manifest: dict[str, Any], commit_logs: list[str], trail: Any) -> Ownership:
@@ -515,7 +521,7 @@ def run(args: JobArgs, published: list[str], *, spark: Any = None) -> int:
             raise ValueError(f"source tables collide on mirror names: {sorted(sources.items())}")
         pending = {s: n for s, n in sources.items() if not store.has_publication(n, publication)}
         changelog_pending = not store.has_publication(CHANGELOG, publication)
-        types = mirror_types(history, args.number_as_string)
+        types = mirror_types(history, args.number_as_string, manifest.get("capture"))
         schema_changes = schema.follow(store, pending, types, keep_dropped=args.keep_dropped_columns)
         for name, change in schema_changes.items():
             for line in [*change.get("applied", []), *change.get("refused", []), *change.get("notes", [])]:

@@ -190,6 +190,11 @@ def render_unsupported(counts: dict[str, Any]) -> str:
         fields = {"table": _braceless(sql_literal(r["table"])), "kind": sql_literal(r["kind"]),
                   "changes": f"CAST({r['changes']} AS BIGINT)", "counted": sql_literal(str(r["counted"])),
                   "reason": _braceless(sql_literal(r["reason"]))}  # fmt: skip
+        if "column" in r:  # a column of a type the decoder cannot render
+            fields |= {
+                "column": _braceless(sql_literal(r["column"])),
+                "type": _braceless(sql_literal(r["type"])),
+            }
         detail = "to_json(named_struct(" + ", ".join(f"'{k}', {v}" for k, v in fields.items()) + "))"
         selects.append(f"SELECT {problem} AS problem, {detail} AS detail")
     return " UNION ALL ".join(selects)

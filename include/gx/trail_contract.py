@@ -65,10 +65,13 @@ EXPECTATIONS = [
     # (counts.json unsupported) would lose them silently; they are never rendered (never garbage).
     {"name": "unsupported_changes", "rule": 2,
      "title": "No captured table whose changes the decoder cannot read: encrypted tablespace, OLTP or "
-              "HCC compression, index-organized table (counts.json unsupported: table, changes, reason)",
+              "HCC compression, index-organized table, a column of a type it cannot render (XMLTYPE, "
+              "JSON as OSON, object types, VARRAY, nested tables, ANYDATA, BFILE) (counts.json "
+              "unsupported: table, column, changes, reason)",
      "sql": "unsupported_changes",
-     "remedy": "exclude the table from the capture scope (REDOTRAIL_CAPTURE, the manifest's capture) and "
-               "re-run the batch, or change its storage on the source (decrypt the tablespace, ALTER TABLE "
+     "remedy": "exclude the table from the capture scope (REDOTRAIL_CAPTURE, the manifest's capture), or for a "
+               "column of a type the decoder cannot render leave only that column out (-OWNER.TABLE.COLUMN), "
+               "and re-run the batch; or change its storage on the source (decrypt the tablespace, ALTER TABLE "
                "... NOCOMPRESS and MOVE, a heap table instead of the IOT) and capture it from then on"},
     # -- order and grouping -----------------------------------------------------------------------
     {"name": "commit_order", "rule": 6,

@@ -39,7 +39,9 @@ class Settings:
     max_logs_per_batch: int = 8
     max_batches_per_run: int = 4
     spark_defaults: str = ""
-    capture: tuple[str, ...] = ()  # REDOTRAIL_CAPTURE: OWNER / OWNER.TABLE entries; () = every table
+    capture: tuple[
+        str, ...
+    ] = ()  # REDOTRAIL_CAPTURE: OWNER / OWNER.TABLE / -OWNER.TABLE.COLUMN; () = every table
     # REDOTRAIL_IMAGES: update-befores / full-deletes (trail contract rules 10, 11); () = GoldenGate's
     # defaults (compressed updates without before records, deletes with their key)
     images: tuple[str, ...] = ()
@@ -61,7 +63,7 @@ class Settings:
         if dbid is not None and not dbid.isdigit():
             raise RedoError(f"REDOTRAIL_DBID must be a DBID (a non-negative integer), not {dbid!r}")
         capture = tuple(e.strip() for e in (env.get("REDOTRAIL_CAPTURE") or "").split(",") if e.strip())
-        capture_options(capture)  # raises RedoError for an entry that is not OWNER or OWNER.TABLE
+        capture_options(capture)  # RedoError for an entry not OWNER, OWNER.TABLE or -OWNER.TABLE.COLUMN
         images = tuple(e.strip() for e in (env.get("REDOTRAIL_IMAGES") or "").split(",") if e.strip())
         image_options(images)  # raises RedoError for an entry that is not an image option
         return cls(

@@ -48,6 +48,7 @@ from redo_lib.synth.partitions import PartitionedTable
 from redo_lib.synth.partspec import MAXVALUE, PartDef, PartitionBy
 from redo_lib.synth.randomtypes import (
     BASIC_TYPES,
+    RANDOM_MODES,
     add_type_columns,
     basic_value,
     draw_supplemental,
@@ -56,6 +57,7 @@ from redo_lib.synth.randomtypes import (
 )
 from redo_lib.synth.scenario import (
     PARTITION_STATEMENTS,
+    SUPPLEMENTAL_MODES,
     ColumnSpec,
     Commit,
     Ddl,
@@ -124,9 +126,10 @@ def random_scenario(
     )
     tables = tuple(random_table(rnd, i, sets=(charset, national)) for i in range(rnd.randint(1, 4)))
     # issue 34's types: columns and values from streams of their own (half the seeds: none)
-    # issue 34's supplemental logging modes: a stream of their own too (half the seeds: primary key),
+    # issue 34's supplemental logging modes: a stream of their own too (half the seeds: primary key;
+    # with DDL only the modes that log the key: randomtypes.RANDOM_MODES),
     # drawn over the basic columns (a foreign key on one of them), before the types' columns join
-    tables = draw_supplemental(seed, tables)
+    tables = draw_supplemental(seed, tables, RANDOM_MODES if ddl else SUPPLEMENTAL_MODES)
     tables, type_values = add_type_columns(seed, tables, settings.compat, (charset, national))
     threads = rnd.choice([1, 1, 2])
     session_count = 1 if one_transaction else rnd.randint(1, 4)
@@ -558,7 +561,7 @@ class _Plan:
                 big = {"repeat": self.rnd.choice("xyz"), "times": times}
                 row[column.name] = None if self.rnd.random() < 0.4 else big
             else:
-                row[column.name] = self._value(column.type, column.nullable)
+                row[column.name] = self._value(column.type, column.nullable, small=small)
         return row
 
     def _fresh_value(self, ctype: ColumnType) -> Any:
@@ -567,9 +570,9 @@ class _Plan:
             return self._fresh * 7 + self.rnd.randrange(7)
         return f"k{self._fresh}-{self.rnd.randrange(1000)}"
 
-    def _value(self, ctype: ColumnType, nullable: bool) -> Any:
+    def _value(self, ctype: ColumnType, nullable: bool, *, small: bool = False) -> Any:
         if self.type_values is not None and ctype in self.drawn:
-            return random_value(self.type_values, ctype, nullable)
+            return random_value(self.type_values, ctype, nullable, small=small)
         return basic_value(self.rnd, ctype, nullable, self.text_limit)
 
 

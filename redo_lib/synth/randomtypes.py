@@ -2,7 +2,7 @@
 of the basic types) and :func:`basic_value` (their values), from the plan's streams;
 :func:`random_value` for the column types of issue 34 (NVARCHAR2 / NCHAR, INTEGER / SMALLINT /
 DECIMAL(p,s) / FLOAT(b), BINARY_FLOAT, BOOLEAN (23ai seeds only), TIMESTAMP(n), INTERVAL YEAR TO
-MONTH / DAY TO SECOND).
+MONTH / DAY TO SECOND, LONG / LONG RAW (one a table at most, its last drawn column), UROWID).
 
 The columns of issue 34's types and their values come from random streams of their own (``seed ^
 TYPES_STREAM`` for the columns, ``seed ^ VALUES_STREAM`` for the values), as the character set
@@ -23,7 +23,8 @@ from typing import Any
 
 from redo_lib.synth.charsets import alphabet, encode_text
 from redo_lib.synth.columns import ColumnType, parse_type
-from redo_lib.synth.scenario import ColumnSpec, TableSpec
+from redo_lib.synth.scenario import SUPPLEMENTAL_MODES, ColumnSpec, TableSpec
+from redo_lib.values.rowids import RowId
 
 __all__ = [
     "BASIC_TYPES",
@@ -57,9 +58,11 @@ KEY_TYPES = ["NUMBER", "VARCHAR2(30)"]
 TYPES_STREAM = 0x7195E5
 VALUES_STREAM = 0x7195E6
 SUPPLEMENTAL_STREAM = 0x5A9915
-#: the modes random seeds draw: those whose updates and deletes keep their key in the redo. Under
-#: ``unique``, ``foreign`` and ``none`` an update may lack it and is keyed by ROWID
-#: (docs/tables.md), which the mirrors cannot merge yet: named scenarios only until they can.
+#: the modes random seeds with DDL draw: those whose updates keep their key in the redo. Under
+#: ``unique``, ``foreign`` and ``none`` an update may lack it and is keyed by ROWID (docs/tables.md),
+#: which publish finds in the mirror by ``_rowid``: a MOVE, SPLIT or EXCHANGE gives rows new ROWIDs
+#: with no row change, so such an update after one finds no row (counted, not placed). Seeds without
+#: DDL draw every mode (``SUPPLEMENTAL_MODES``).
 RANDOM_MODES = ("all", "primary")
 #: the declarations a random table's extra columns take (BOOLEAN: 23ai seeds only)
 DRAWN_TYPES = (
@@ -80,7 +83,13 @@ DRAWN_TYPES = (
     "INTERVAL YEAR(4) TO MONTH",
     "INTERVAL DAY TO SECOND",
     "INTERVAL DAY(3) TO SECOND(0)",
+    "LONG",
+    "LONG RAW",
+    "UROWID",
 )
+#: at most one of these a table (ORA-01754), stored last: a second draw is dropped, the one kept
+#: goes after the table's other drawn columns
+_LONGS = ("LONG", "LONG RAW")
 _TEXT = "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'\"-_.,;:!?éßøæ漢字€"
 _NATIONAL_TEXT = "abcxyz ÀéßΩЖ中文한글日本😀𠀀"
 
@@ -112,16 +121,20 @@ def random_table(rnd: random.Random, i: int, name: str = "", *, sets: tuple[str,
     return TableSpec(owner="RND", name=name, columns=tuple(columns))
 
 
-def draw_supplemental(seed: int, tables: tuple[TableSpec, ...]) -> tuple[TableSpec, ...]:
+def draw_supplemental(
+    seed: int, tables: tuple[TableSpec, ...], modes: tuple[str, ...] = SUPPLEMENTAL_MODES
+) -> tuple[TableSpec, ...]:
     """The tables of random seed ``seed`` with the supplemental logging its own stream draws for each
-    (``RANDOM_MODES`` of scenario.SUPPLEMENTAL_MODES); unchanged for half the seeds."""
+    from ``modes`` (``foreign``: a foreign key on one non-key column); unchanged for half the seeds."""
     rnd = random.Random(seed ^ SUPPLEMENTAL_STREAM)
     if rnd.random() < 0.5:
         return tables
     out = []
     for table in tables:
-        mode = rnd.choice(RANDOM_MODES)
-        out.append(dataclasses.replace(table, supplemental=mode))
+        mode = rnd.choice(modes)
+        others = [c.name for c in table.columns if c.name not in table.key]
+        foreign = ((rnd.choice(others),),) if mode == "foreign" and others else ()
+        out.append(dataclasses.replace(table, supplemental=mode, foreign_keys=foreign))
     return tuple(out)
 
 
@@ -137,9 +150,12 @@ def add_type_columns(
     out = []
     for table in tables:
         count = rnd.choice([0, 1, 2, 4])
+        drawn = [rnd.choice(choices) for _ in range(count)]
+        longs = [t for t in drawn if t in _LONGS][:1]
+        drawn = [t for t in drawn if t not in _LONGS] + longs
         extra = tuple(
-            ColumnSpec(name=f"Y{j + 1}", type=parse_type(rnd.choice(choices), *sets), nullable=True)
-            for j in range(count)
+            ColumnSpec(name=f"Y{j + 1}", type=parse_type(t, *sets), nullable=True)
+            for j, t in enumerate(drawn)
         )
         out.append(dataclasses.replace(table, columns=table.columns + extra) if extra else table)
     if not any(len(a.columns) != len(b.columns) for a, b in zip(out, tables, strict=True)):
@@ -195,9 +211,10 @@ def _size(text: str, charset: str) -> int:
     return len(text.encode("utf-8") if charset == "AL32UTF8" else encode_text(text, charset))
 
 
-def random_value(rnd: random.Random, ctype: ColumnType, nullable: bool) -> Any:
+def random_value(rnd: random.Random, ctype: ColumnType, nullable: bool, *, small: bool = False) -> Any:
     """A scenario value for a drawn column of ``ctype`` (``None`` now and then when NULL-able); every
-    value fits the type (``columns.normalize`` rounds the fractions Oracle rounds)."""
+    value fits the type (``columns.normalize`` rounds the fractions Oracle rounds). ``small``: a row
+    of a direct-path load, which must fit one block (a LONG / LONG RAW of at most 100 characters)."""
     if nullable and rnd.random() < 0.15:
         return None
     name = ctype.name
@@ -238,4 +255,17 @@ def random_value(rnd: random.Random, ctype: ColumnType, nullable: bool) -> Any:
         days = rnd.randrange(10 ** (ctype.precision or 2) - 1)  # room for a fraction rounded up
         hms = f"{rnd.randrange(24)}:{rnd.randrange(60)}:{rnd.randrange(60)}"
         return f"{rnd.choice('+-')}{days} {hms}.{rnd.randrange(10**9):09d}"
+    if name == "LONG":  # short enough for a row piece of the smallest data block (2K)
+        if rnd.random() < 0.1 and not small:
+            return {"repeat": rnd.choice("lmn"), "times": rnd.randint(1000, 1500)}
+        text = "".join(
+            rnd.choices(alphabet(ctype.db_charset, _TEXT), k=rnd.randint(1, 100 if small else 300))
+        )
+        return text.strip() or "x"
+    if name == "LONG RAW":
+        size = rnd.randint(1, 100) if small else rnd.choice([rnd.randint(1, 300), 1500])
+        return bytes(rnd.randrange(256) for _ in range(size)).hex()
+    if name == "UROWID":  # a physical ROWID (data object, file, block, slot)
+        dataobj, rfile = rnd.randrange(1, 2**32), rnd.randrange(1, 1024)
+        return str(RowId(dataobj=dataobj, rfile=rfile, block=rnd.randrange(2**22), slot=rnd.randrange(2**16)))
     raise AssertionError(f"{ctype} is not a drawn type")

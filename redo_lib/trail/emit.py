@@ -6,7 +6,8 @@ the assemble stage (``batches.assemble_stream``, ``pipeline.assemble_batches``).
 
 * ``EmitOptions``, the emitter's keywords (``native.Emitter(text, **dataclasses.asdict(options))``),
   ``capture_options``, the capture scope (``OWNER`` and ``OWNER.TABLE`` entries, empty = every
-  table of the dictionary) as those options, and ``image_options``, the before images asked for
+  table of the dictionary; ``-OWNER.TABLE.COLUMN`` for a column left out) as those options, parsed
+  by the core, and ``image_options``, the before images asked for
   (``update-befores``, ``full-deletes``);
 * ``evolve_dictionary``: DDL (24.1) applied to the dictionary (``dictionary/ddl.py``), each statement
   opening a version from its SCN on. The core calls it back for each DDL it emits (``apply_ddl``);
@@ -48,24 +49,31 @@ class EmitOptions:
     exclude_owners: frozenset[str] = frozenset({"SYS", "SYSTEM", "XDB", "AUDSYS", "LBACSYS", "MDSYS"})
     include_tables: frozenset[str] = frozenset()
     exclude_tables: frozenset[str] = frozenset()
+    # "OWNER.TABLE.COLUMN": columns left out of the capture scope (never in a record, with the hidden
+    # columns that store them; a key column is refused), the capture list's -OWNER.TABLE.COLUMN
+    exclude_columns: frozenset[str] = frozenset()
     apply_ddl: bool = True  # DDL (24.1) opens a new dictionary version from its SCN on
 
 
 def capture_options(capture: Iterable[str] | None) -> dict[str, frozenset[str]]:
     """``EmitOptions`` keywords for a capture scope: ``OWNER`` entries -> ``include_owners``,
-    ``OWNER.TABLE`` entries -> ``include_tables`` (names as the dictionary spells them). Empty or
-    ``None``: every table of the dictionary. Raises ``RedoError`` for an entry of another form."""
-    owners: set[str] = set()
-    tables: set[str] = set()
-    for entry in capture or ():
-        parts = entry.strip().split(".")
-        if len(parts) > 2 or not all(p.strip() for p in parts):
-            raise RedoError(f"capture entry {entry!r} is not OWNER or OWNER.TABLE")
-        if len(parts) == 1:
-            owners.add(parts[0].strip())
-        else:
-            tables.add(f"{parts[0].strip()}.{parts[1].strip()}")
-    return {"include_owners": frozenset(owners), "include_tables": frozenset(tables)}
+    ``OWNER.TABLE`` entries -> ``include_tables``, ``-OWNER.TABLE.COLUMN`` entries ->
+    ``exclude_columns`` (a column left out of a captured table; names as the dictionary spells
+    them). Empty or ``None``: every table of the dictionary, every column. Raises ``RedoError`` for an
+    entry of another form. The rule is the core's (``trail::emit::capture_options``)."""
+    from redo_lib.native import native
+
+    try:
+        options = native.capture_options(list(capture or ()))
+    except ValueError as exc:
+        raise RedoError(str(exc)) from exc
+    return {key: frozenset(value) for key, value in options.items()}
+
+
+def excluded_columns(capture: Iterable[str] | None) -> frozenset[str]:
+    """The ``OWNER.TABLE.COLUMN`` names a capture list leaves out (its ``-OWNER.TABLE.COLUMN``
+    entries): what the mirrors lack (``trail.types.table_types``)."""
+    return capture_options(capture)["exclude_columns"]
 
 
 #: the image options a pipeline can ask for (``REDOTRAIL_IMAGES``, the manifest's ``images``, the

@@ -118,12 +118,18 @@ def newest_versions(versions: Iterable[TableVersion]) -> dict[str, TableVersion]
 
 
 def table_types(
-    versions: Iterable[TableVersion], *, number_as_string: Iterable[str] = ()
+    versions: Iterable[TableVersion],
+    *,
+    number_as_string: Iterable[str] = (),
+    exclude_columns: Iterable[str] = (),
 ) -> dict[str, dict[str, str]]:
     """Per ``OWNER.TABLE``, its columns' mirror types, from the table's newest version (the latest
-    ``valid_from_scn``); hidden columns are left out (the trail does not carry them). Key columns
-    (trail contract rule 12) take an exact type (``mirror_type(key=True)``)."""
+    ``valid_from_scn``); hidden columns are left out (the trail does not carry them), and so are the
+    columns the capture scope leaves out (``exclude_columns``, ``OWNER.TABLE.COLUMN``: the capture
+    list's ``-OWNER.TABLE.COLUMN`` entries). Key columns (trail contract rule 12) take an exact type
+    (``mirror_type(key=True)``)."""
     as_string = {name.upper() for name in number_as_string}
+    left_out = set(exclude_columns)
     newest = newest_versions(versions)
     return {
         name: {
@@ -131,7 +137,7 @@ def table_types(
                 c, number_as_string=name.upper() in as_string, key=c.name in version.key_columns
             )
             for c in version.columns
-            if not c.hidden
+            if not c.hidden and f"{name}.{c.name}" not in left_out
         }
         for name, version in sorted(newest.items())
     }

@@ -13,11 +13,20 @@
 //!   piece; such an image is kept whole under [`COMPRESSED_ROW`] so the emitter can count the row
 //!   change instead of emitting an image without values.
 //!
+//! * a column whose type the decoder cannot render (issue 34): XMLTYPE stored as binary XML or
+//!   object-relationally, ANYDATA (both opaque, type 58), JSON in its OSON form (119), object types
+//!   such as SDO_GEOMETRY (121), nested tables (122), VARRAYs (123), REFs (111), BFILE (114) and any
+//!   type code without a codec ([`unrenderable_type`]); such a column is kept together with the
+//!   hidden columns that store it ([`column_groups`]), and the emitter counts a row change carrying
+//!   its value instead of rendering it (`trail::emit`, `unrenderable`).
+//!
 //! The object of a vector is its header's data object id (@6 high, @22 low); undo-segment vectors
 //! carry none (`0xFFFFFFFF`) and are not counted here.
 
 use crate::model::{ChangeVector, Kdo, OpBody};
 use crate::ops::lob::LOB_ID_PREFIX;
+use crate::trail::dictionary::ColumnDef;
+use crate::values::code;
 
 /// The image index under which an OLTP-compressed row piece is kept whole (never a column: column
 /// indexes are segcol# - 1 >= 0).
@@ -50,6 +59,47 @@ pub fn unsupported_vector(vector: &ChangeVector<'_>) -> Option<(&'static str, u3
 /// `events::place` (which keeps it under [`COMPRESSED_ROW`]).
 pub fn is_compressed_row(kdo: &Kdo<'_>, first_len: usize) -> bool {
     kdo.size_delt == Some(first_len as i32) && kdo.cc.is_some_and(|c| c != 1)
+}
+
+/// Whether values of a column of `type_code` are beyond the decoder: no codec renders them, and the
+/// hex of their bytes would be no value a reader could use (docs/data-quality.md, "Columns the
+/// decoder cannot render"). Rendered, so `false`: every code with a codec (`values::code::ALL`),
+/// LONG (8: text, `values`) and LONG RAW (24: hex, like RAW and BLOB data). Everything else is
+/// `true`, among them:
+///
+/// * 58, opaque types: XMLTYPE (binary XML's CSX tokens live in the XDB schema's token tables, not in
+///   the redo; object-relational storage is hidden object columns) and ANYDATA;
+/// * 119 JSON (OSON, Oracle's binary JSON), 121 object types (SDO_GEOMETRY, user types), 122 nested
+///   tables (the row holds the set id; the elements are rows of a storage table), 123 VARRAYs
+///   (Oracle's pickled image), 111 REFs;
+/// * 114 BFILE: the row holds a locator to a file outside the database, never its content;
+/// * 69 ROWID and 0 (a type the dictionary names but does not list): no codec today.
+pub fn unrenderable_type(type_code: i64) -> bool {
+    const LONG: i64 = 8;
+    const LONG_RAW: i64 = 24;
+    !(code::ALL.contains(&type_code) || type_code == LONG || type_code == LONG_RAW)
+}
+
+/// A column of a table together with the hidden columns that store it: the positions (in `columns`,
+/// segcol# order) of the column and of the run of hidden columns right after it. Oracle stores an
+/// XMLTYPE in a hidden column (binary XML: a BLOB `SYS_NCnnnnn$`, its COLUMN_ID the XMLTYPE's,
+/// placed right after it) and an object column's attributes in hidden columns that follow it, so a
+/// column of an [`unrenderable_type`] owns the hidden run after it; any other column owns only
+/// itself. A hidden column outside every run stands alone.
+pub fn column_groups(columns: &[ColumnDef]) -> Vec<std::ops::Range<usize>> {
+    let mut groups = Vec::new();
+    let mut i = 0;
+    while i < columns.len() {
+        let mut end = i + 1;
+        if unrenderable_type(columns[i].type_code) && !columns[i].hidden {
+            while end < columns.len() && columns[end].hidden {
+                end += 1;
+            }
+        }
+        groups.push(i..end);
+        i = end;
+    }
+    groups
 }
 
 #[cfg(test)]
@@ -106,5 +156,38 @@ mod tests {
         assert!(!is_compressed_row(&kdo(1, 40), 40));
         assert!(!is_compressed_row(&kdo(3, 40), 39));
         assert!(!is_compressed_row(&Kdo { size_delt: Some(40), ..Default::default() }, 40));
+    }
+
+    fn column(segcol_no: i64, name: &str, type_code: i64, hidden: bool) -> ColumnDef {
+        ColumnDef { segcol_no, name: name.into(), type_code, charset: None, nullable: true, hidden }
+    }
+
+    #[test]
+    fn unrenderable_types_are_those_without_a_codec_but_long_and_long_raw() {
+        for code in [0, 58, 69, 111, 114, 119, 121, 122, 123, 999] {
+            assert!(unrenderable_type(code), "{code}");
+        }
+        for code in [1, 2, 8, 12, 23, 24, 96, 100, 101, 112, 113, 180, 181, 182, 183, 208, 231, 252] {
+            assert!(!unrenderable_type(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn an_unrenderable_column_owns_the_hidden_columns_after_it() {
+        // ID, DOC XMLTYPE + its binary XML BLOB SYS_NC00003$, a hidden column of its own after a
+        // renderable one, GEOM SDO_GEOMETRY (121) + SDO_GTYPE / SDO_SRID attributes, NOTE
+        let columns = [
+            column(1, "ID", 2, false),
+            column(2, "DOC", 58, false),
+            column(3, "SYS_NC00003$", 113, true),
+            column(4, "NAME", 1, false),
+            column(5, "SYS_NC00005$", 2, true),
+            column(6, "GEOM", 121, false),
+            column(7, "SYS_NC00007$", 2, true),
+            column(8, "SYS_NC00008$", 2, true),
+            column(9, "NOTE", 1, false),
+        ];
+        assert_eq!(column_groups(&columns), vec![0..1, 1..3, 3..4, 4..5, 5..8, 8..9]);
+        assert_eq!(column_groups(&[]), Vec::<std::ops::Range<usize>>::new());
     }
 }

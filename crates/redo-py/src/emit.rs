@@ -25,6 +25,22 @@ use crate::arrow::{import_batch, ArrowBatch, ArrowSchema};
 use crate::assembly::{obj_counts, CommittedTransaction};
 use crate::errors;
 
+/// `redo_core::trail::capture_options`: the capture list's entries (`OWNER`, `OWNER.TABLE`,
+/// `-OWNER.TABLE.COLUMN`) as the emitter's keywords `include_owners`, `include_tables` and
+/// `exclude_columns`; `ValueError` for an entry of another form (Python's `capture_options` raises
+/// it as `RedoError`).
+#[pyfunction]
+pub fn capture_options(entries: Vec<String>) -> PyResult<BTreeMap<&'static str, BTreeSet<String>>> {
+    let mut options = EmitOptions::default();
+    let refs: Vec<&str> = entries.iter().map(String::as_str).collect();
+    redo_core::trail::capture_options(&refs, &mut options).map_err(PyValueError::new_err)?;
+    Ok(BTreeMap::from([
+        ("include_owners", options.include_owners),
+        ("include_tables", options.include_tables),
+        ("exclude_columns", options.exclude_columns),
+    ]))
+}
+
 /// The trail schema (`redo_core::trail::trail_schema`), with `__arrow_c_schema__`.
 #[pyfunction]
 pub fn trail_schema() -> ArrowSchema {
@@ -157,7 +173,7 @@ impl Emitter {
 #[pymethods]
 impl Emitter {
     #[new]
-    #[pyo3(signature = (dictionary=None, *, emit_unknown=false, full_deletes=false, update_before_images=false, include_owners=None, exclude_owners=None, include_tables=None, exclude_tables=None, apply_ddl=true))]
+    #[pyo3(signature = (dictionary=None, *, emit_unknown=false, full_deletes=false, update_before_images=false, include_owners=None, exclude_owners=None, include_tables=None, exclude_tables=None, exclude_columns=None, apply_ddl=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -169,6 +185,7 @@ impl Emitter {
         exclude_owners: Option<BTreeSet<String>>,
         include_tables: Option<BTreeSet<String>>,
         exclude_tables: Option<BTreeSet<String>>,
+        exclude_columns: Option<BTreeSet<String>>,
         apply_ddl: bool,
     ) -> PyResult<Self> {
         let defaults = EmitOptions::default();
@@ -180,6 +197,7 @@ impl Emitter {
             exclude_owners: owners(exclude_owners, defaults.exclude_owners),
             include_tables: owners(include_tables, defaults.include_tables),
             exclude_tables: owners(exclude_tables, defaults.exclude_tables),
+            exclude_columns: owners(exclude_columns, defaults.exclude_columns),
             apply_ddl,
         };
         let parsed = match &dictionary {
@@ -189,11 +207,17 @@ impl Emitter {
             }
             None => None,
         };
-        Ok(Emitter {
-            inner: redo_core::trail::Emitter::new(parsed, options),
-            json: dictionary.unwrap_or_default(),
-            history: None,
-        })
+        let inner = redo_core::trail::Emitter::new(parsed, options);
+        let keys = inner.excluded_keys();
+        if !keys.is_empty() {
+            // a record without its key cannot be applied (trail contract rule 12)
+            let message = format!(
+                "capture entries leave out key columns the trail needs: {}; keep them in the capture scope",
+                keys.iter().map(|k| format!("-{k}")).collect::<Vec<_>>().join(", ")
+            );
+            return Err(errors::to_py(py, &Error::dictionary(message, Position::default())));
+        }
+        Ok(Emitter { inner, json: dictionary.unwrap_or_default(), history: None })
     }
 
     /// The trail rows of one committed transaction (its changes are read here, once) as a record
@@ -267,6 +291,24 @@ impl Emitter {
     #[getter]
     fn unsupported<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         obj_counts(py, &self.inner.unsupported)
+    }
+
+    /// of `unsupported`, the row changes carrying a value the decoder cannot render
+    #[getter]
+    fn unrenderable_ops<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        obj_counts(py, &self.inner.unrenderable_ops)
+    }
+
+    /// (OWNER.TABLE, column, type code) -> captured row changes carrying its value, not emitted
+    #[getter]
+    fn unrenderable(&self) -> BTreeMap<(String, String, i64), u64> {
+        self.inner.unrenderable.clone()
+    }
+
+    /// the same, of tables outside the capture scope and of columns left out of it
+    #[getter]
+    fn unrenderable_out_of_scope(&self) -> BTreeMap<(String, String, i64), u64> {
+        self.inner.unrenderable_out_of_scope.clone()
     }
 
     #[getter]

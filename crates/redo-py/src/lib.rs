@@ -310,6 +310,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<assembly::EventBatches>()?;
     m.add_class::<emit::Emitter>()?;
     m.add_function(wrap_pyfunction!(emit::trail_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(emit::capture_options, m)?)?;
     m.add_function(wrap_pyfunction!(emit::lob_pages_schema, m)?)?;
     m.add_class::<stage::Assembler>()?;
     m.add_function(wrap_pyfunction!(stage::staged_trail_schema, m)?)?;

@@ -241,17 +241,22 @@ def test_merge_counts_takes_the_earliest_first_scn_and_sums_the_changes() -> Non
 
 
 def test_capture_comes_from_the_environment_and_reaches_the_manifest(tmp_path: Path) -> None:
-    settings = Settings.from_env({"REDOTRAIL_CAPTURE": " HR, SALES.ORDERS ,"})
-    assert settings.capture == ("HR", "SALES.ORDERS")
+    settings = Settings.from_env({"REDOTRAIL_CAPTURE": " HR, SALES.ORDERS ,-HR.EMP.PHOTO"})
+    assert settings.capture == ("HR", "SALES.ORDERS", "-HR.EMP.PHOTO")
     assert Settings.from_env({}).capture == ()
     assert capture_options(settings.capture) == {
         "include_owners": frozenset({"HR"}),
         "include_tables": frozenset({"SALES.ORDERS"}),
+        "exclude_columns": frozenset({"HR.EMP.PHOTO"}),
     }
-    with pytest.raises(RedoError, match="OWNER or OWNER.TABLE"):
+    with pytest.raises(RedoError, match="OWNER, OWNER.TABLE or -OWNER.TABLE.COLUMN"):
         Settings.from_env({"REDOTRAIL_CAPTURE": "HR.A.B"})
     batch = BatchEntry(batch_id="b", resetlogs_id=1, ranges={1: (1, 1)}, batch_dir=str(tmp_path))
-    assert build_manifest(batch, [], None, settings.capture)["capture"] == ["HR", "SALES.ORDERS"]
+    assert build_manifest(batch, [], None, settings.capture)["capture"] == [
+        "HR",
+        "SALES.ORDERS",
+        "-HR.EMP.PHOTO",
+    ]
     assert build_manifest(batch, [], None)["capture"] is None
     (tmp_path / "manifest.json").write_text(json.dumps({"batch_id": "b", "logs": [], "capture": ["HR"]}))
     assert load_manifest(tmp_path).capture == ("HR",)

@@ -153,7 +153,7 @@ def test_outside_the_capture_scope_they_are_only_counted(generated: GenerationRe
 
 
 def test_the_reasons_name_what_cannot_be_read() -> None:
-    assert set(REASONS) == {"encrypted", "oltp_compressed", "hcc", "iot"}
+    assert set(REASONS) == {"encrypted", "oltp_compressed", "hcc", "iot", "unrenderable_type"}
     assert "HCC" in REASONS["hcc"]
 
 

@@ -39,7 +39,7 @@ use super::sys::SysTable;
 use super::sys_apply::SysChange;
 use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
-use crate::unsupported::COMPRESSED_ROW;
+use crate::unsupported::{column_groups, unrenderable_type, COMPRESSED_ROW};
 use crate::values::{hex_lower, render_value_into, CharsetArg, ZoneArg};
 
 pub(super) const CLOB: i64 = 112;
@@ -69,6 +69,10 @@ pub struct EmitOptions {
     pub exclude_owners: BTreeSet<String>,
     pub include_tables: BTreeSet<String>,
     pub exclude_tables: BTreeSet<String>,
+    /// columns left out of the capture scope, `OWNER.TABLE.COLUMN` (the capture list's
+    /// `-OWNER.TABLE.COLUMN` entries): never in a record, with the hidden columns that store them
+    /// (`unsupported::column_groups`); a key column cannot be left out ([`Emitter::excluded_keys`])
+    pub exclude_columns: BTreeSet<String>,
     /// DDL opens a new dictionary version from its SCN on
     pub apply_ddl: bool,
 }
@@ -83,28 +87,40 @@ impl Default for EmitOptions {
             exclude_owners: ["SYS", "SYSTEM", "XDB", "AUDSYS", "LBACSYS", "MDSYS"].map(String::from).into(),
             include_tables: BTreeSet::new(),
             exclude_tables: BTreeSet::new(),
+            exclude_columns: BTreeSet::new(),
             apply_ddl: true,
         }
     }
 }
 
-/// `capture_options`: `OWNER` entries -> include_owners, `OWNER.TABLE` -> include_tables; an entry
-/// of another form is an error message (Python raises `RedoError`).
+/// `capture_options`: `OWNER` entries -> include_owners, `OWNER.TABLE` -> include_tables,
+/// `-OWNER.TABLE.COLUMN` -> exclude_columns (a column left out of a captured table); an entry of
+/// another form is an error message (Python raises `RedoError`). Python's `capture_options` is the
+/// same rule (`tests/unit/redo_lib/test_unrenderable.py` holds them to each other).
 pub fn capture_options(entries: &[&str], options: &mut EmitOptions) -> std::result::Result<(), String> {
-    let (mut owners, mut tables) = (BTreeSet::new(), BTreeSet::new());
+    let (mut owners, mut tables, mut columns) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
     for entry in entries {
-        let parts: Vec<&str> = entry.trim().split('.').collect();
-        if parts.len() > 2 || !parts.iter().all(|p| !p.trim().is_empty()) {
-            return Err(format!("capture entry '{entry}' is not OWNER or OWNER.TABLE"));
+        let text = entry.trim();
+        let (excluded, text) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let parts: Vec<&str> = text.split('.').map(str::trim).collect();
+        let shaped = if excluded { parts.len() == 3 } else { parts.len() <= 2 };
+        if !shaped || parts.iter().any(|p| p.is_empty()) {
+            return Err(format!(
+                "capture entry '{entry}' is not OWNER, OWNER.TABLE or -OWNER.TABLE.COLUMN (a column left out)"
+            ));
         }
-        if parts.len() == 1 {
-            owners.insert(parts[0].trim().to_owned());
-        } else {
-            tables.insert(format!("{}.{}", parts[0].trim(), parts[1].trim()));
-        }
+        match parts.as_slice() {
+            [owner] => owners.insert((*owner).to_owned()),
+            [owner, table] => tables.insert(format!("{owner}.{table}")),
+            _ => columns.insert(parts.join(".")),
+        };
     }
     options.include_owners = owners;
     options.include_tables = tables;
+    options.exclude_columns = columns;
     Ok(())
 }
 
@@ -190,11 +206,19 @@ pub struct Emitter {
     pub out_of_scope: ObjCounts,
     pub unknown_in_scope: ObjCounts,
     /// captured row changes decoded but not emitted because the redo holds them in a form the
-    /// decoder does not read (an OLTP-compressed row image): `unsupported_row`
+    /// decoder does not read (an OLTP-compressed row image: `unsupported_row`), or because they carry
+    /// a value of a type it cannot render (`unrenderable_ops`, below): one term of the balance
     pub unsupported: ObjCounts,
     /// updates emitted keyed by their ROWID: the redo holds not all of the table's key columns
     /// (minimal supplemental logging, docs/tables.md): counts.json `rowid_keyed`
     pub rowid_keyed: ObjCounts,
+    /// of `unsupported`, the row changes carrying a value of a column the decoder cannot render
+    pub unrenderable_ops: ObjCounts,
+    /// (OWNER.TABLE, column, type code) -> captured row changes carrying a value of that column
+    /// (with the hidden columns that store it) not emitted: the batch fails `unsupported_changes`
+    pub unrenderable: BTreeMap<(String, String, i64), u64>,
+    /// the same, of tables outside the capture scope and of columns left out of it: only counted
+    pub unrenderable_out_of_scope: BTreeMap<(String, String, i64), u64>,
     pub unknown_first_scn: BTreeMap<i64, i64>,
     pub value_errors: Vec<String>,
     /// (owner.name, verb) -> DDL records
@@ -567,6 +591,13 @@ impl Emitter {
         if !self.captured(&version.owner, &version.name) {
             self.add("filtered_changes", 1);
             count(&mut self.out_of_scope, (obj, rc.op.as_str()));
+            if version.columns.iter().any(|c| unrenderable_type(c.type_code)) {
+                // counted, never a problem: the table is not captured
+                let name = format!("{}.{}", version.owner, version.name);
+                for (column, code) in unrenderable_values(&version.columns, rc, None) {
+                    count(&mut self.unrenderable_out_of_scope, (name.clone(), column, code));
+                }
+            }
             return None;
         }
         Some(Table { owner: version.owner.clone(), name: version.name.clone(), version: Some(version) })
@@ -609,10 +640,43 @@ impl Emitter {
             _ => rc.logged.clone(),
         };
         let mut rc = rc;
+        let kept: Vec<super::dictionary::ColumnDef>;
+        let columns: &[super::dictionary::ColumnDef] = if named && !self.options.exclude_columns.is_empty() {
+            match self.exclude_columns(&table, columns, &key_idx, &mut rc) {
+                Some(k) => {
+                    kept = k;
+                    &kept
+                }
+                None => columns,
+            }
+        } else {
+            columns
+        };
         if unsupported_row(&mut rc, columns, &key_idx, &self.options) {
             let obj = self.obj_of(&rc);
             count(&mut self.unsupported, (obj, rc.op.as_str()));
             return Ok(None);
+        }
+        if named && columns.iter().any(|c| unrenderable_type(c.type_code)) {
+            // A value the decoder cannot render is never written as hex, and the row is not emitted
+            // without it: a record missing a column the source row has would be published as if
+            // complete (a mirror merging an update of that column alone would change nothing). The
+            // row change is counted like an OLTP-compressed one (`unsupported`, a term of the
+            // balance) and by table, column and type (`unrenderable`), so the batch fails
+            // `unsupported_changes` naming the column; leaving the column out of the capture scope
+            // (`-OWNER.TABLE.COLUMN`) lets the same row through without it.
+            let needed = needed_columns(columns, &rc, &key_idx, &self.options);
+            let hits = unrenderable_values(columns, &rc, Some(&needed));
+            if !hits.is_empty() {
+                let name = format!("{}.{}", table.owner, table.name);
+                for (column, code) in hits {
+                    count(&mut self.unrenderable, (name.clone(), column, code));
+                }
+                let obj = self.obj_of(&rc);
+                count(&mut self.unsupported, (obj, rc.op.as_str()));
+                count(&mut self.unrenderable_ops, (obj, rc.op.as_str()));
+                return Ok(None);
+            }
         }
         let mut lob_columns: Vec<LobColumn> = Vec::new();
         // ALL COLUMNS logged: the table's deletes carry the whole row (GoldenGate with every column
@@ -875,16 +939,137 @@ impl Emitter {
         }
     }
 
-    /// The capture scope as counts.json reports it: (capture entries, max_object_id, unclassified).
+    /// The columns of `table` the capture scope leaves out (`exclude_columns`), each with the hidden
+    /// columns that store it, taken out of the row change's images: the table's columns without
+    /// them, `None` when none is left out. A key column stays (the trail's rule 12 needs it):
+    /// [`Emitter::excluded_keys`] refuses such an entry up front, and one a later DDL made a key is
+    /// kept and counted (`excluded_key_columns_kept`). Values of an unrenderable column left out
+    /// are counted out of scope (`unrenderable_out_of_scope`), never a problem.
+    fn exclude_columns(
+        &mut self,
+        table: &Table,
+        columns: &[super::dictionary::ColumnDef],
+        key_idx: &[i32],
+        rc: &mut RowChange,
+    ) -> Option<Vec<super::dictionary::ColumnDef>> {
+        let prefix = format!("{}.{}.", table.owner, table.name);
+        let excluded = &self.options.exclude_columns;
+        if !excluded.range(prefix.clone()..).next().is_some_and(|e| e.starts_with(&prefix)) {
+            return None;
+        }
+        let mut out: Vec<usize> = Vec::new();
+        let mut kept_keys = 0;
+        for group in column_groups(columns) {
+            let head = &columns[group.start];
+            if !excluded.contains(&format!("{prefix}{}", head.name)) {
+                continue;
+            }
+            if columns[group.clone()].iter().any(|c| key_idx.contains(&((c.segcol_no - 1) as i32))) {
+                kept_keys += 1;
+                continue;
+            }
+            if unrenderable_type(head.type_code)
+                && !unrenderable_values(&columns[group.clone()], rc, None).is_empty()
+            {
+                let key = (format!("{}.{}", table.owner, table.name), head.name.to_string(), head.type_code);
+                count(&mut self.unrenderable_out_of_scope, key);
+            }
+            out.extend(group);
+        }
+        if kept_keys > 0 {
+            self.add("excluded_key_columns_kept", kept_keys);
+        }
+        if out.is_empty() {
+            return None;
+        }
+        let mut removed = 0;
+        for &p in &out {
+            let i = (columns[p].segcol_no - 1) as i32;
+            removed += u64::from(rc.after.remove(&i).is_some()) + u64::from(rc.before.remove(&i).is_some());
+            rc.changed.retain(|&c| c != i);
+        }
+        if removed > 0 {
+            self.add("excluded_column_values", removed); // image entries taken out (NULLs too)
+        }
+        Some(columns.iter().enumerate().filter(|(p, _)| !out.contains(p)).map(|(_, c)| c.clone()).collect())
+    }
+
+    /// The `exclude_columns` entries that name a key column (trail contract rule 12) of a version of
+    /// their table in the dictionary: a record without its key cannot be applied, so such an entry
+    /// is refused when the emitter is made (the binding raises `DictionaryError`).
+    pub fn excluded_keys(&self) -> Vec<String> {
+        let Some(d) = &self.dictionary else { return Vec::new() };
+        let excluded = &self.options.exclude_columns;
+        let mut out: BTreeSet<String> = BTreeSet::new();
+        for v in d.iter() {
+            for key in &v.key_columns {
+                let entry = format!("{}.{}.{key}", v.owner, v.name);
+                if excluded.contains(&entry) {
+                    out.insert(entry);
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// The capture scope as counts.json reports it: (capture entries, max_object_id, unclassified);
+    /// the columns left out as their `-OWNER.TABLE.COLUMN` entries, last.
     pub fn scope(&self) -> (Vec<String>, Option<i64>, u64) {
         let o = &self.options;
         let capture: BTreeSet<&String> = o.include_owners.iter().chain(&o.include_tables).collect();
+        let excluded = o.exclude_columns.iter().map(|c| format!("-{c}"));
         (
-            capture.into_iter().cloned().collect(),
+            capture.into_iter().cloned().chain(excluded).collect(),
             self.dictionary.as_ref().and_then(|d| d.max_object_id),
             self.counters.get("unknown_unclassified_changes").copied().unwrap_or(0),
         )
     }
+}
+
+/// The columns of a row change's record the emitter renders (positions in `columns` are not used:
+/// redo column indexes): an insert's every column, a delete's key (every column with
+/// `full_deletes`), an update's key and changed columns (their before values too with
+/// `update_before_images`, which the same indexes name).
+fn needed_columns(
+    columns: &[super::dictionary::ColumnDef],
+    rc: &RowChange,
+    key_idx: &[i32],
+    options: &EmitOptions,
+) -> Vec<i32> {
+    let all = || columns.iter().map(|c| (c.segcol_no - 1) as i32).collect();
+    match rc.op {
+        RowOp::Insert => all(),
+        RowOp::Delete if options.full_deletes || key_idx.is_empty() => all(),
+        RowOp::Delete => key_idx.to_vec(),
+        _ if rc.changed.is_empty() => all(),
+        _ => key_idx.iter().chain(&rc.changed).copied().collect(),
+    }
+}
+
+/// (column, type code) of each column of an [`unrenderable_type`] whose value, or a value of a
+/// hidden column storing it ([`column_groups`]), is in the row change and not NULL; `needed`: only
+/// those indexes (every one when `None`).
+fn unrenderable_values(
+    columns: &[super::dictionary::ColumnDef],
+    rc: &RowChange,
+    needed: Option<&[i32]>,
+) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for group in column_groups(columns) {
+        let head = &columns[group.start];
+        if !unrenderable_type(head.type_code) {
+            continue;
+        }
+        let carried = columns[group].iter().any(|c| {
+            let i = (c.segcol_no - 1) as i32;
+            needed.is_none_or(|n| n.contains(&i))
+                && [&rc.after, &rc.before].iter().any(|image| matches!(image.get(&i), Some(Some(_))))
+        });
+        if carried {
+            out.push((head.name.to_string(), head.type_code));
+        }
+    }
+    out
 }
 
 /// Whether a captured row change needs what an image the decoder does not read holds: an
@@ -1031,3 +1216,7 @@ impl Renderer<'_, '_> {
         (name.clone(), Some(hex_lower(value)))
     }
 }
+
+#[cfg(test)]
+#[path = "unrenderable_tests.rs"]
+mod unrenderable_tests;

@@ -28,6 +28,7 @@ from redo_lib.synth import (
     randomtypes,
 )
 from redo_lib.synth.load import dump_scenario
+from redo_lib.synth.scenario import SUPPLEMENTAL_MODES
 from redo_lib.trail.emit import EmitOptions
 from tests.unit.redo_lib.synth.running import scenario
 
@@ -216,14 +217,18 @@ def test_minimal_logging_keys_updates_by_rowid_and_counts_them(tmp_path: Path) -
 
 
 def test_random_seeds_draw_modes_from_a_stream_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Half the seeds keep primary-key logging for every table; the others draw a mode per table, one
-    that keeps a row's key in the redo (the mirrors merge by key). The draw has a stream of its own: without it a seed's settings and tables are those it gave before."""
+    """Half the seeds keep primary-key logging for every table; the others draw a mode per table: any
+    mode without DDL, one that keeps a row's key in the redo with DDL (a MOVE gives rows new ROWIDs,
+    which publish finds an update keyed by ROWID by). The draw has a stream of its own: without it a
+    seed's settings and tables are those it gave before."""
     drawn = {seed: random_scenario(seed, steps=1) for seed in range(40)}
     plain = [s for s in drawn.values() if all(t.supplemental is None for t in s.tables)]
     assert 10 <= len(plain) <= 30
     modes = {t.supplemental for s in drawn.values() for t in s.tables}
-    assert modes == {None, *randomtypes.RANDOM_MODES} == {None, "all", "primary"}
-    monkeypatch.setattr(randomized, "draw_supplemental", lambda seed, tables: tables)
+    assert modes == {None, *SUPPLEMENTAL_MODES}
+    with_ddl = {t.supplemental for seed in range(40) for t in random_scenario(seed, steps=1, ddl=True).tables}
+    assert with_ddl == {None, *randomtypes.RANDOM_MODES} == {None, "all", "primary"}
+    monkeypatch.setattr(randomized, "draw_supplemental", lambda seed, tables, modes: tables)
     for seed, scen in drawn.items():
         before = random_scenario(seed, steps=1)
         assert before.settings == scen.settings
