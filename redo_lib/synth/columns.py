@@ -56,6 +56,7 @@ __all__ = [
     "LOB_TYPES",
     "LONG_TYPES",
     "TYPE_CODES",
+    "XML_INDICATOR",
     "ColumnType",
     "Timestamp",
     "encode",
@@ -87,6 +88,7 @@ TYPE_CODES = {
     "LONG": 8,  # text in the database set, inline in the row (at most one LONG / LONG RAW a table)
     "LONG RAW": 24,
     "UROWID": 208,
+    "XMLTYPE": 58,  # binary XML: its document in a hidden BLOB after it (scenario.with_xml_storage)
 }
 #: ANSI names Oracle declares as NUMBER: INTEGER / INT / SMALLINT are NUMBER(*,0), DECIMAL / DEC /
 #: NUMERIC(p,s) NUMBER(p,s) (scale 0, no precision when not written), as dictionary/ddl.py reads them
@@ -94,6 +96,9 @@ _NUMBER_ALIASES = frozenset({"INTEGER", "INT", "SMALLINT", "DECIMAL", "DEC", "NU
 LOB_TYPES = frozenset({"CLOB", "NCLOB", "BLOB"})
 #: a table holds at most one column of these (ORA-01754); never a key column (ORA-02269)
 LONG_TYPES = frozenset({"LONG", "LONG RAW"})
+#: an XMLTYPE column's own segment column, when the document is not NULL (docs/generator.md,
+#: "XMLTYPE columns"): a one-byte indicator; the document is the hidden BLOB after it
+XML_INDICATOR = b"\x01"
 #: the types a ``{repeat: text, times: n}`` value builds
 _REPEATABLE = frozenset({"VARCHAR2", "CHAR", "RAW"}) | LOB_TYPES | LONG_TYPES
 _DEFAULT_LENGTH = {
@@ -115,6 +120,7 @@ _DEFAULT_LENGTH = {
     "LONG": 0,  # DBA_TAB_COLS.DATA_LENGTH of LONG / LONG RAW
     "LONG RAW": 0,
     "UROWID": 4000,
+    "XMLTYPE": 2000,  # DBA_TAB_COLS.DATA_LENGTH of an XMLTYPE column
 }
 _MAX_LENGTH = {"VARCHAR2": 4000, "CHAR": 2000, "RAW": 2000, "NVARCHAR2": 4000, "NCHAR": 2000, "UROWID": 4000}
 _TYPE_RE = re.compile(r"^\s*([A-Z_0-9]+)\s*(?:\(\s*(\d+|\*)\s*(?:,\s*(-?\d+)\s*)?\))?\s*$")
@@ -318,6 +324,9 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
                 "{empty: true} for LOBs"
             )
         value = str(value["repeat"]) * int(value["times"])
+    if name == "XMLTYPE":  # any bytes standing for the CSX document (text: its UTF-8 bytes)
+        data = value.encode("utf-8") if isinstance(value, str) else value
+        return normalize(ColumnType("RAW", 1 << 40), bytes(data), what)
     if name in ("CLOB", "NCLOB"):
         if isinstance(value, bytes | bytearray) or value == "":
             return None if value == "" else _bad(what, value, name)
@@ -453,6 +462,8 @@ def encode(ctype: ColumnType, value: Any) -> bytes:
             return encode_interval_ds(nanos=value.nanos)
         if ctype.name == "LONG RAW":
             return bytes(value)  # as RAW: the bytes themselves
+        if ctype.name == "XMLTYPE":
+            return XML_INDICATOR  # the document is in the hidden BLOB after the column
         if ctype.charset is not None and isinstance(value, str):
             charset = ctype.charset if ctype.code != TYPE_CODES["CLOB"] else lob_charset(ctype.charset)
             return encode_text(value, str(charset), f"{ctype} value")
@@ -478,7 +489,7 @@ def render(ctype: ColumnType, value: Any) -> str | None:
         return value.strftime("%Y-%m-%dT%H:%M:%S")
     if name == "TIMESTAMP":
         return str(value)
-    if name in ("RAW", "BLOB", "LONG RAW"):
+    if name in ("RAW", "BLOB", "LONG RAW", "XMLTYPE"):  # XMLTYPE: never in a trail (docs/generator.md)
         return bytes(value).hex().upper()
     if math.isnan(value):
         return "Nan"

@@ -36,8 +36,9 @@ from redo_lib.synth.pairs import (
     logged_indexes,
     update_pairs,
 )
-from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, Predicate, Update
+from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, Predicate, Update, xml_storage
 from redo_lib.synth.storage import unreadable
+from redo_lib.unsupported import UNRENDERABLE
 
 if TYPE_CHECKING:
     from redo_lib.synth.engine import Engine, OpenTxn
@@ -100,15 +101,18 @@ def _expect(
         return  # the redo holds it in a form the decoder cannot read: counted, not in the trail
     spec = table.spec
     cols = spec.columns
+    dropped = _unrenderable(t, table, op, columns, values)
+    if dropped is None:
+        return  # it carries a value the decoder cannot render: counted, not in the trail
 
     def image(idx: Sequence[int], vals: Sequence[Any]) -> list[tuple[str, str | None]]:
-        return [(cols[i].name, render(cols[i].type, vals[i])) for i in idx]
+        return [(cols[i].name, render(cols[i].type, vals[i])) for i in idx if i not in dropped]
 
     def lob_sizes(idx: Sequence[int], vals: Sequence[Any]) -> list[tuple[str, int]]:
         return [
             (cols[i].name, len(encode(cols[i].type, vals[i])))
             for i in idx
-            if cols[i].type.name in LOB_TYPES and vals[i] is not None
+            if cols[i].type.name in LOB_TYPES and vals[i] is not None and i not in dropped
         ]
 
     before_image = before_lobs = None
@@ -132,7 +136,7 @@ def _expect(
             if before is None
             else image(table.key_index if key_index is None else key_index, before),
             key_columns=table.key_columns if key_columns is None else tuple(key_columns),
-            changed=[cols[i].name for i in changed],
+            changed=[cols[i].name for i in changed if i not in dropped],
             rowid=table.rowid(row),
             scn=placed.scn,
             subscn=placed.subscn,
@@ -145,6 +149,38 @@ def _expect(
             before_lobs=before_lobs,
         )
     )
+
+
+def _unrenderable(
+    t: OpenTxn, table: TableState, op: str, columns: Sequence[int], values: Sequence[Any]
+) -> frozenset[int] | None:
+    """The columns of a table with XMLTYPE columns its expected record leaves out (every hidden
+    storage column; an XMLTYPE the capture list leaves out, ``-OWNER.TABLE.COLUMN``), or ``None``
+    when the change carries a value of a captured XMLTYPE (its own column or its storage among the
+    record's ``columns``): the decoder cannot render it, so the change is counted
+    (``expected/unrenderable.json``, counts.json ``unrenderable``) instead of being a record.
+    A left-out column's values are counted out of scope and the record is written without it."""
+    storage = xml_storage(table.spec.columns)
+    if not storage:
+        return frozenset()
+    name = table.spec.full_name
+    dropped: set[int] = set(storage.values())
+    counted: list[tuple[str, int, bool]] = []
+    for x, h in storage.items():
+        column = table.spec.columns[x]
+        left_out = f"{name}.{column.name}" in t.left_out
+        if left_out:
+            dropped.add(x)
+        if any(values[i] is not None for i in columns if i in (x, h)):
+            counted.append((column.name, column.type.code, left_out))
+    captured = [c for c in counted if not c[2]]
+    for column_name, code, left_out in counted:
+        first = bool(captured) and (column_name, code, left_out) == captured[0]
+        t.unrenderable[(name, column_name, code, op if first else "", left_out)] += 1
+    if captured:
+        t.unsupported[(name, UNRENDERABLE)] += 1  # the kind counts.json reports it under
+        return None
+    return frozenset(dropped)
 
 
 def _held(table: TableState, idx: Iterable[int], old: Sequence[Any]) -> list[int]:
@@ -465,6 +501,9 @@ def update(e: Engine, t: OpenTxn, step: Update) -> None:
     e.ensure_xid(t)
     for row in matching(e, t, table, step.where):
         new = {i: _new_value(table, i, row.values[i], expr) for i, expr in targets.items()}
+        for x, h in xml_storage(table.spec.columns).items():
+            if x in new:  # SET an XMLTYPE: its storage BLOB holds the new document
+                new[h] = new[x]
         update_row(e, t, table, row, new, step.lob_pieces)
 
 

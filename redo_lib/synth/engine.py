@@ -87,6 +87,11 @@ class OpenTxn:
     first_block: tuple[TableState, int] | None = None
     # row changes of tables the decoder cannot read, expected as unsupported once committed
     unsupported: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # row changes carrying a value the decoder cannot render (an XMLTYPE's), once committed:
+    # (OWNER.TABLE, column, type code, operation, left out of the capture scope) -> changes
+    unrenderable: Counter[tuple[str, str, int, str, bool]] = field(default_factory=Counter)
+    # OWNER.TABLE.COLUMN names the capture list leaves out (Engine.left_out_columns)
+    left_out: frozenset[str] = frozenset()
 
 
 @final
@@ -156,6 +161,10 @@ class Engine:
         #: (OWNER.TABLE, kind) -> what the pipeline is expected to count as unsupported
         #: (synth/storage.py, expected/unsupported.json)
         self.expected_unsupported: Counter[tuple[str, str]] = Counter()
+        #: committed OpenTxn.unrenderable (expected/unrenderable.json)
+        self.expected_unrenderable: Counter[tuple[str, str, int, str, bool]] = Counter()
+        #: the capture list's -OWNER.TABLE.COLUMN entries (``generate(capture=...)``)
+        self.left_out_columns: frozenset[str] = frozenset()
 
     # -- identities -------------------------------------------------------------------------------
 
@@ -233,7 +242,10 @@ class Engine:
         if txn is None:
             spec = self.scenario.session(name)
             number = self._session_no.setdefault(name, 20 + len(self._session_no))
-            txn = OpenTxn(ident=self._next_ident, session=spec, session_no=number, log=self.logs[spec.thread])
+            txn = OpenTxn(
+                ident=self._next_ident, session=spec, session_no=number, log=self.logs[spec.thread],
+                left_out=self.left_out_columns,
+            )  # fmt: skip
             self._next_ident += 1
             self.open[name] = txn
         return txn
@@ -445,6 +457,7 @@ class Engine:
                     t.spool, xid=t.txn.xid.trail(), commit_scn=placed.scn, commit_time=iso(placed.time)
                 )
         self.expected_unsupported.update(t.unsupported)
+        self.expected_unrenderable.update(t.unrenderable)
         self._finish(t, committed=True)
         self._after_commit(t)
 

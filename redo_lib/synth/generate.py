@@ -9,6 +9,8 @@ Layout of ``out``::
     expected/tables/<OWNER>.<TABLE>.jsonl    final committed state, one {column: text} per row,
                                              sorted by key (PK / UK) or else by ROWID (block, slot);
                                              a dropped table: its rows when it was dropped
+    expected/unsupported.json                changes of tables of a storage the decoder cannot read
+    expected/unrenderable.json               row changes carrying a value it cannot render (XMLTYPE)
     expected/tables/<OWNER>.<TABLE>.columns.json   the final shape: {"columns": [{name, type}],
                                              "key": [...], "dropped": bool}, every table
     scenario.yaml                            the resolved scenario (ids filled in; the steps run)
@@ -24,7 +26,7 @@ import dataclasses
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, final
@@ -38,7 +40,8 @@ from redo_lib.synth.columns import render, type_text
 from redo_lib.synth.database import TableState
 from redo_lib.synth.engine import Engine
 from redo_lib.synth.load import dump_scenario, dump_step
-from redo_lib.synth.scenario import Scenario, Step
+from redo_lib.synth.scenario import ColumnSpec, Scenario, Step
+from redo_lib.trail.emit import excluded_columns
 
 __all__ = ["GenerationResult", "build_dictionary", "dictionary_text", "generate"]
 
@@ -85,9 +88,12 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
     versions = []
     for spec in engine.initial_tables:
         assert spec.obj is not None and (spec.dataobj is not None or spec.partition_by is not None)
+        visible = [c for c in spec.columns if not c.hidden]
         columns = tuple(
             ColumnDef(
-                col_no=i + 1,
+                # DBA_TAB_COLS.COLUMN_ID: NULL (0) for a hidden column, as the export writes it (COL$.COL#
+                # of an XMLTYPE's storage BLOB is the XMLTYPE's); visible ones count visible ones
+                col_no=0 if c.hidden else visible.index(c) + 1,
                 segcol_no=i + 1,
                 name=c.name,
                 type_code=c.type.code,
@@ -98,6 +104,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 charset=c.type.charset,  # form 1: the database's; NCLOB: the national one
                 nullable=c.nullable,
                 char_length=c.type.char_length,
+                hidden=c.hidden,
             )
             for i, c in enumerate(spec.columns)
         )
@@ -173,6 +180,32 @@ def write_unsupported(engine: Engine, path: Path) -> None:
     path.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def write_unrenderable(engine: Engine, path: Path) -> None:
+    """``expected/unrenderable.json``: the committed row changes carrying a value of a column the
+    decoder cannot render (an XMLTYPE: synth/dml.py), as counts.json counts them: ``unrenderable``
+    (table -> column -> type code -> changes) and ``unrenderable_ops`` (table -> operation ->
+    changes) in the capture scope, ``unrenderable_out_of_scope`` for the columns ``generate``'s
+    ``capture`` leaves out. Empty members when there are none."""
+    doc: dict[str, dict[str, dict[str, Any]]] = {
+        "unrenderable": {}, "unrenderable_ops": {}, "unrenderable_out_of_scope": {},
+    }  # fmt: skip
+    for (name, column, code, op, left_out), n in sorted(engine.expected_unrenderable.items()):
+        member = "unrenderable_out_of_scope" if left_out else "unrenderable"
+        types = doc[member].setdefault(name, {}).setdefault(column, {})
+        types[str(code)] = types.get(str(code), 0) + n
+        if op and not left_out:  # one operation a change (its first captured column)
+            ops = doc["unrenderable_ops"].setdefault(name, {})
+            ops[op] = ops.get(op, 0) + n
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _mirrored(column: ColumnSpec) -> bool:
+    """Whether a mirror has the column: never a hidden one, nor an XMLTYPE (a batch carrying its value
+    fails validation; left out of the capture scope, the mirror lacks it: docs/tables.md)."""
+    return not column.hidden and column.type.name != "XMLTYPE"
+
+
 def write_tables(engine: Engine, folder: Path) -> list[Path]:
     """Each table's final rows (``.jsonl``) and final shape (``.columns.json``); returns the ``.jsonl``
     paths. Tables dropped by DDL keep the rows and shape they had when dropped."""
@@ -186,10 +219,14 @@ def write_tables(engine: Engine, folder: Path) -> list[Path]:
         path = folder / f"{spec.owner}.{spec.name}.jsonl"
         with path.open("w", encoding="utf-8") as out:
             for row in sorted(state.rows.values(), key=_sort_key(state)):
-                image = {c.name: render(c.type, v) for c, v in zip(spec.columns, row.values, strict=True)}
+                image = {
+                    c.name: render(c.type, v)
+                    for c, v in zip(spec.columns, row.values, strict=True)
+                    if _mirrored(c)
+                }
                 out.write(json.dumps(image, ensure_ascii=False) + "\n")
         shape = {
-            "columns": [{"name": c.name, "type": type_text(c.type)} for c in spec.columns],
+            "columns": [{"name": c.name, "type": type_text(c.type)} for c in spec.columns if _mirrored(c)],
             "key": list(state.key_columns),
             "dropped": dropped,
         }
@@ -211,11 +248,15 @@ def generate(
     record_steps: bool = True,
     on_step: Callable[[Engine, int], None] | None = None,
     images: bool = False,
+    capture: Sequence[str] = (),
 ) -> GenerationResult:
     """Run ``scenario`` into the folder ``out`` (created; an existing ``logs/`` and ``expected/``
     there are replaced). ``on_step(engine, n)`` is called after each step (progress, random
     scenarios steering on the engine's state). ``images``: also write ``expected/trail-images.jsonl``,
-    the trail under the image options ``update-befores`` and ``full-deletes``."""
+    the trail under the image options ``update-befores`` and ``full-deletes``. ``capture``: the
+    capture list the pipeline will run with (``REDOTRAIL_CAPTURE``); the generator follows its
+    ``-OWNER.TABLE.COLUMN`` entries only (the expected trail without those columns and their hidden
+    storage, their values counted out of scope in ``expected/unrenderable.json``)."""
     folder = Path(out)
     for sub in ("logs", "expected"):
         shutil.rmtree(folder / sub, ignore_errors=True)
@@ -229,6 +270,7 @@ def generate(
         steps_out = files.enter_context(steps_path.open("w", encoding="utf-8"))
         image_trail = files.enter_context(images_path.open("w", encoding="utf-8")) if images else None
         engine = Engine(scenario, folder, trail, image_trail)
+        engine.left_out_columns = frozenset(excluded_columns(list(capture)))
         try:
             for count, step in enumerate(_steps(scenario, engine), 1):
                 _run_step(engine, step, count - 1)
@@ -255,6 +297,7 @@ def generate(
     dictionary.write_text(dictionary_text(engine), encoding="utf-8")
     tables = write_tables(engine, folder / "expected" / "tables")
     write_unsupported(engine, folder / "expected" / "unsupported.json")
+    write_unrenderable(engine, folder / "expected" / "unrenderable.json")
     logs = tuple(path for log in engine.logs.values() for path, _ in log.written)
     return GenerationResult(
         out=folder,

@@ -88,6 +88,7 @@ from redo_lib.synth.scenario import (
     TableSpec,
     Update,
     parse_size,
+    with_xml_storage,
 )
 
 __all__ = ["dump_scenario", "dump_step", "load_scenario", "parse_scenario", "parse_step"]
@@ -235,7 +236,7 @@ def _table(raw: Any, i: int, *, what: str = "", sets: tuple[str, str] = _DEFAULT
     return TableSpec(
         owner=str(owner or "SYNTH"),
         name=name,
-        columns=tuple(columns),
+        columns=with_xml_storage(columns),  # an XMLTYPE's hidden storage BLOB after it
         primary_key=tuple(raw.get("primary_key") or ()),
         unique_keys=tuple(tuple(k) for k in raw.get("unique_keys") or ()),
         obj=raw.get("obj"),
@@ -435,6 +436,8 @@ def _ddl(kind: str, args: Any, what: str, common: dict[str, str], sets: tuple[st
         if kind == "add_column" and args.get("nullable", True) is not True:
             raise ScenarioError(f"{what}: add_column adds NULL-able columns only (no DEFAULT, ORA-01758)")
         column = ColumnSpec(name=str(args["column"]), type=parse_type(args["type"], *sets))
+        if column.type.name == "XMLTYPE":
+            raise ScenarioError(f"{what}: add_column of an XMLTYPE is not generated (declare it in tables)")
     elif "nullable" in args:
         raise ScenarioError(f"{what}: {kind} takes no nullable")
     return Ddl(
@@ -450,7 +453,11 @@ def _table_plain(t: TableSpec) -> dict[str, Any]:
             "name": t.name,
             "obj": t.obj,
             "dataobj": t.dataobj,
-            "columns": [{"name": c.name, "type": str(c.type), "nullable": c.nullable} for c in t.columns],
+            "columns": [
+                {"name": c.name, "type": str(c.type), "nullable": c.nullable}
+                for c in t.columns
+                if not c.hidden
+            ],
             "primary_key": list(t.primary_key),
             "unique_keys": [list(k) for k in t.unique_keys],
         }

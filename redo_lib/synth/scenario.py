@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, final
 
 from redo_lib.errors import ScenarioError
 from redo_lib.synth.charsets import NATIONAL_CHARSETS, PYTHON_CODECS
-from redo_lib.synth.columns import LOB_TYPES, LONG_TYPES, ColumnType, normalize
+from redo_lib.synth.columns import LOB_TYPES, LONG_TYPES, ColumnType, normalize, parse_type
 from redo_lib.synth.partspec import PartitionBy, check_partition_by
 
 __all__ = [
@@ -91,9 +91,40 @@ class ColumnSpec:
     name: str
     type: ColumnType
     nullable: bool = True
+    #: a hidden column (``DBA_TAB_COLS.HIDDEN_COLUMN``): the BLOB storing the XMLTYPE before it
+    #: (:func:`with_xml_storage`); never named in a scenario, never in a trail record
+    hidden: bool = False
 
     def __post_init__(self) -> None:
         _check_name(self.name, "column")
+
+
+def with_xml_storage(columns: Iterable[ColumnSpec]) -> tuple[ColumnSpec, ...]:
+    """The row's columns of a table declared with ``columns``: each XMLTYPE column (binary XML, the
+    default storage since 11.2.0.2) followed by the hidden BLOB ``SYS_NC<nnnnn>$`` that stores its
+    document (nnnnn its segment column number; docs/generator.md, "XMLTYPE columns"). Columns already
+    followed by their storage column stay as they are."""
+    out: list[ColumnSpec] = []
+    given = list(columns)
+    for i, c in enumerate(given):
+        if c.hidden and not (out and out[-1].type.name == "XMLTYPE"):
+            raise ScenarioError(f"hidden column {c.name} does not follow an XMLTYPE column")
+        out.append(c)
+        storage = i + 1 < len(given) and given[i + 1].hidden
+        if c.type.name == "XMLTYPE" and not storage:
+            name = f"SYS_NC{len(out) + 1:05d}$"
+            out.append(ColumnSpec(name=name, type=parse_type("BLOB", c.type.db_charset, c.type.national_charset),
+                                  hidden=True))  # fmt: skip
+    return tuple(out)
+
+
+def xml_storage(columns: Sequence[ColumnSpec]) -> dict[int, int]:
+    """XMLTYPE column index -> the index of its hidden storage BLOB (:func:`with_xml_storage`)."""
+    return {
+        i: i + 1
+        for i, c in enumerate(columns)
+        if c.type.name == "XMLTYPE" and i + 1 < len(columns) and columns[i + 1].hidden
+    }
 
 
 SECUREFILE_MODES = frozenset({"", "pieces", "images", "list_pages"})
@@ -185,6 +216,11 @@ class TableSpec:
             raise ScenarioError(f"table {self.full_name}: key column cannot be of LONG datatype (ORA-02269)")
         if any(not k for k in self.unique_keys):
             raise ScenarioError(f"table {self.full_name}: empty unique key")
+        xml = {c.name for c in self.columns if c.type.name == "XMLTYPE" or c.hidden}
+        if any(n in k for n in xml for k in (self.primary_key, *self.unique_keys)):
+            raise ScenarioError(f"table {self.full_name}: key column cannot be of XMLTYPE (ORA-02329)")
+        if xml and (self.storage or self.partition_by is not None):
+            raise ScenarioError(f"table {self.full_name}: XMLTYPE columns are generated in heap tables only")
         if self.primary_key:
             nullable = [c.name for c in self.columns if c.name in self.primary_key and c.nullable]
             if nullable:
@@ -232,7 +268,11 @@ class TableSpec:
             self.primary_key
             or self._eligible_unique()
             # LOBs and LONGs are never key columns (the dictionary's choose_key)
-            or [c.name for c in self.columns if c.type.name not in LOB_TYPES | LONG_TYPES]
+            or [
+                c.name
+                for c in self.columns
+                if c.type.name not in LOB_TYPES | LONG_TYPES | {"XMLTYPE"} and not c.hidden
+            ]
         )
         wanted = set(chosen)
         return tuple(c.name for c in self.columns if c.name in wanted)
@@ -249,6 +289,11 @@ class TableSpec:
             raise ScenarioError(f"{what}: {self.full_name} has no columns {unknown}")
         out = []
         for c in self.columns:
+            if c.hidden:  # an XMLTYPE's storage: its document (with_xml_storage)
+                if c.name in values:
+                    raise ScenarioError(f"{what}: {self.name}.{c.name} is a hidden column")
+                out.append(out[-1])
+                continue
             v = normalize(c.type, values.get(c.name), f"{what} {self.name}.{c.name}")
             if v is None and not c.nullable:
                 raise ScenarioError(f"{what}: {self.name}.{c.name} is NOT NULL (ORA-01400)")

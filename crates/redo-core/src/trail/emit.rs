@@ -640,6 +640,7 @@ impl Emitter {
             _ => rc.logged.clone(),
         };
         let mut rc = rc;
+        let changed_any = !rc.changed.is_empty();
         let kept: Vec<super::dictionary::ColumnDef>;
         let columns: &[super::dictionary::ColumnDef] = if named && !self.options.exclude_columns.is_empty() {
             match self.exclude_columns(&table, columns, &key_idx, &mut rc) {
@@ -652,6 +653,9 @@ impl Emitter {
         } else {
             columns
         };
+        // an update that changed only columns left out of the scope: its record changes none (not
+        // "every column of its image", what an update without changed columns otherwise means)
+        let none_changed = changed_any && rc.changed.is_empty();
         if unsupported_row(&mut rc, columns, &key_idx, &self.options) {
             let obj = self.obj_of(&rc);
             count(&mut self.unsupported, (obj, rc.op.as_str()));
@@ -733,7 +737,9 @@ impl Emitter {
                 (DELETE, "DELETE", cols, Vec::new(), Vec::new())
             }
             _ => {
-                let changed: Vec<i32> = if rc.changed.is_empty() {
+                let changed: Vec<i32> = if none_changed {
+                    Vec::new()
+                } else if rc.changed.is_empty() {
                     rc.after.keys().copied().collect()
                 } else {
                     rc.changed.clone()
@@ -959,6 +965,9 @@ impl Emitter {
         }
         let mut out: Vec<usize> = Vec::new();
         let mut kept_keys = 0;
+        // the values the record would show, as for a captured column (`needed_columns`): a delete's
+        // before image holds the whole row, but its record only the key
+        let needed = needed_columns(columns, rc, key_idx, &self.options);
         for group in column_groups(columns) {
             let head = &columns[group.start];
             if !excluded.contains(&format!("{prefix}{}", head.name)) {
@@ -969,7 +978,7 @@ impl Emitter {
                 continue;
             }
             if unrenderable_type(head.type_code)
-                && !unrenderable_values(&columns[group.clone()], rc, None).is_empty()
+                && !unrenderable_values(&columns[group.clone()], rc, Some(&needed)).is_empty()
             {
                 let key = (format!("{}.{}", table.owner, table.name), head.name.to_string(), head.type_code);
                 count(&mut self.unrenderable_out_of_scope, key);
