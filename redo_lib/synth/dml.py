@@ -36,7 +36,16 @@ from redo_lib.synth.pairs import (
     logged_indexes,
     update_pairs,
 )
-from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, Predicate, Update, xml_storage
+from redo_lib.synth.scenario import (
+    AppendLob,
+    Delete,
+    DirectInsert,
+    Insert,
+    LobWrite,
+    Predicate,
+    Update,
+    xml_storage,
+)
 from redo_lib.synth.storage import unreadable
 from redo_lib.unsupported import UNRENDERABLE
 
@@ -49,6 +58,7 @@ __all__ = [
     "delete",
     "direct_insert",
     "insert",
+    "lob_write",
     "matching",
     "revert",
     "settle",
@@ -543,6 +553,87 @@ def append_lob(e: Engine, t: OpenTxn, step: AppendLob) -> None:
             return pages
 
         _apply_update(e, t, table, row, {i: old + added}, [i], step.lob_pieces, lobs)
+
+
+def _count(value: Any, name: str, what: str) -> int:
+    """An integer argument of a DBMS_LOB call: NULL or not an integer is VALUE_ERROR (ORA-06502)."""
+    if value is None or isinstance(value, bool) or not isinstance(value, int | str):
+        raise ScenarioError(f"{what}: {name} {value!r} is not an integer (ORA-06502)")
+    try:
+        return int(value)
+    except ValueError:
+        raise ScenarioError(f"{what}: {name} {value!r} is not an integer (ORA-06502)") from None
+
+
+def _written(ctype: Any, step: LobWrite, old: Any, what: str) -> tuple[Any, int, int] | None:
+    """The LOB's value after ``step`` on ``old`` (a str for CLOB / NCLOB, bytes for BLOB) and the range
+    of characters / bytes the call wrote (a gap past the end it fills included); ``None`` when the
+    call changes nothing (a TRIM to the current length, an ERASE starting past the end)."""
+    fill = b"\x00" if isinstance(old, bytes) else " "
+    if step.kind == "trim":
+        length = _count(step.length, "length", what)
+        if length < 0:
+            raise ScenarioError(f"{what}: length {length} is out of range (ORA-21560)")
+        if length > len(old):
+            raise ScenarioError(
+                f"{what}: length {length} is greater than the LOB's length {len(old)} (ORA-22926)"
+            )
+        return None if length == len(old) else (old[:length], length, length)
+    offset = _count(step.offset, "offset", what)
+    if offset < 1:
+        raise ScenarioError(f"{what}: offset {offset} is out of range (ORA-21560)")
+    start = offset - 1
+    if step.kind == "erase":
+        amount = _count(step.amount, "amount", what)
+        if amount < 1:
+            raise ScenarioError(f"{what}: amount {amount} is out of range (ORA-21560)")
+        amount = min(amount, len(old) - start)  # erasing stops at the LOB's end
+        if amount <= 0:
+            return None
+        return old[:start] + fill * amount + old[start + amount :], start, start + amount
+    data = normalize(ctype, step.value, what)
+    if not data:
+        raise ScenarioError(f"{what}: amount 0 is out of range (ORA-21560)")
+    padded = old + fill * (start - len(old)) if start > len(old) else old
+    return padded[:start] + data + padded[start + len(data) :], min(start, len(old)), start + len(data)
+
+
+def lob_write(e: Engine, t: OpenTxn, step: LobWrite) -> None:
+    """DBMS_LOB.WRITE / TRIM / ERASE through the locator of every matching row (BasicFile): the LOB
+    keeps its id, the pages the call changes are written under new DBAs, the row change rewrites the
+    locator (or, in the row, its inline data); the trail's UPDATE carries the whole new value."""
+    table = e.table(step.table)
+    what = f"lob_{step.kind} {table.spec.name}.{step.column}"
+    i = table.spec.index_of(step.column)
+    ctype = table.spec.columns[i].type
+    if ctype.name not in LOB_TYPES:
+        raise ScenarioError(f"{what}: not a LOB column")
+    if table.spec.securefile or table.spec.locator_pages:
+        kind = "SecureFile LOBs" if table.spec.securefile else "locator_pages"
+        raise ScenarioError(
+            f"{what}: {table.spec.name} has {kind}; writes through the locator are not generated"
+        )
+    e.ensure_xid(t)
+    for row in matching(e, t, table, step.where):
+        old = row.values[i]
+        if old is None:
+            raise ScenarioError(f"{what}: the column is NULL, no LOB locator (ORA-22275)")
+        done = _written(ctype, step, old, what)
+        if done is None:
+            continue
+        value, lo, hi = done
+        touched = (len(encode(ctype, value[:lo])), len(encode(ctype, value[:hi])))
+        locator = row.data[i]
+        assert locator is not None
+
+        def lobs(
+            r: Row, value: Any = value, locator: bytes = locator, touched: Any = touched
+        ) -> list[LobPage]:
+            data, pages = e.lob_space.rewrite(locator, encode(ctype, value), touched)
+            r.data[i] = data
+            return [dataclasses.replace(p, column=i + 1) for p in pages]
+
+        _apply_update(e, t, table, row, {i: value}, [i], step.lob_pieces, lobs)
 
 
 def _new_lobs(e: Engine, table: TableState, row: Row, columns: Sequence[int]) -> list[LobPage]:

@@ -47,6 +47,7 @@ from redo_lib.synth.scenario import (
     Delete,
     DirectInsert,
     Insert,
+    LobWrite,
     Rollback,
     RollbackTo,
     Savepoint,
@@ -395,7 +396,7 @@ class Engine:
     # -- steps ------------------------------------------------------------------------------------------
 
     def run_step(self, step: Step) -> None:
-        if isinstance(step, Insert | DirectInsert | Update | AppendLob | Delete):
+        if isinstance(step, Insert | DirectInsert | Update | AppendLob | LobWrite | Delete):
             full = self.table(step.table).spec.full_name
             t = self.session_txn(step.session)
             if full in t.direct_tables:
@@ -414,6 +415,8 @@ class Engine:
                 dml.update(self, t, step)
             elif isinstance(step, AppendLob):
                 dml.append_lob(self, t, step)
+            elif isinstance(step, LobWrite):
+                dml.lob_write(self, t, step)
             else:
                 dml.delete(self, t, step)
         elif isinstance(step, Commit):

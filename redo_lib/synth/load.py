@@ -23,6 +23,10 @@ The YAML form (see include/scenarios/*.yaml)::
       - update: {table: EMP, set: {NAME: B, SAL: {add: 10}}, where: {ID: 1}}
       - delete: {table: EMP, where: {ID: {in: [2, 3]}}}   # or where: all / {ROWID: {in: [...]}}
       - append_lob: {table: DOCS, column: BODY, value: more, where: {ID: 1}}  # DBMS_LOB.APPEND
+      # (lob_append is the same step); writes through the locator (BasicFile, docs/lobs.md):
+      - lob_write: {table: DOCS, column: BODY, offset: 5, value: text, where: {ID: 1}}  # DBMS_LOB.WRITE
+      - lob_trim: {table: DOCS, column: BODY, length: 10, where: {ID: 1}}               # DBMS_LOB.TRIM
+      - lob_erase: {table: DOCS, column: BODY, offset: 2, amount: 3, where: {ID: 1}}    # DBMS_LOB.ERASE
       - {session: s2, direct_insert: {table: EMP, rows: [...]}}
       - savepoint: a
       - rollback_to: a
@@ -40,7 +44,7 @@ The YAML form (see include/scenarios/*.yaml)::
 Values: NUMBER as int, float or decimal text; DATE / TIMESTAMP as ISO text (nine fraction digits
 allowed); RAW as hex; BINARY_DOUBLE as float or ``Inf`` / ``-Inf`` / ``Nan``; ``{repeat: ab, times:
 900}`` builds a long VARCHAR2 / CHAR / RAW / CLOB / BLOB value; ``{empty: true}`` is EMPTY_CLOB() /
-EMPTY_BLOB() (not NULL); BLOB as hex. ``lob_pieces: before`` (on insert, update, append_lob) writes
+EMPTY_BLOB() (not NULL); BLOB as hex. ``lob_pieces: before`` (on insert, update, append_lob and the lob_* writes) writes
 the LOB pages before the row change instead of after it. Quote strings YAML would read as something else
 (``"NO"``, ``"1e3"``); ``null`` (and, as in Oracle, ``""``) is SQL NULL. Predicates: ``{COL: v}``
 equality, ``{COL: {op: v}}`` with eq ne lt le gt ge in is_null, ``{ROWID: r}`` or
@@ -74,6 +78,7 @@ from redo_lib.synth.scenario import (
     Delete,
     DirectInsert,
     Insert,
+    LobWrite,
     Noise,
     Predicate,
     Rollback,
@@ -327,6 +332,10 @@ def parse_step(raw: Any, what: str = "step", *, sets: tuple[str, str] = _DEFAULT
         session = args.pop("session")
     common = {"session": str(session)} if session is not None else {}
     try:
+        if kind == "lob_append":  # DBMS_LOB.WRITEAPPEND / APPEND: the same step as append_lob
+            kind = "append_lob"
+        if kind in _LOB_WRITES:
+            return _lob_write(kind, _mapping(args, f"{what}.{kind}"), what, common)
         if kind in ("insert", "direct_insert", "update", "delete", "append_lob"):
             args = _mapping(args, f"{what}.{kind}")
             table = str(args.get("table") or "")
@@ -547,6 +556,14 @@ def dump_step(step: Step) -> Any:
         if step.lob_pieces != "after":
             body["lob_pieces"] = step.lob_pieces
         item = {"append_lob": body}
+    elif isinstance(step, LobWrite):
+        body = {"table": step.table, "column": step.column}
+        for name in _LOB_WRITES[f"lob_{step.kind}"]:
+            body[name] = _plain(getattr(step, name))
+        body["where"] = _where_plain(step.where)
+        if step.lob_pieces != "after":
+            body["lob_pieces"] = step.lob_pieces
+        item = {f"lob_{step.kind}": body}
     elif isinstance(step, Delete):
         body = {"table": step.table, "where": _where_plain(step.where)}
         if step.array:
@@ -586,3 +603,33 @@ def dump_scenario(scenario: Scenario, out: TextIO, *, steps: Iterable[Step] | No
         out.write("steps:\n")
         for step in steps:
             out.write(yaml.safe_dump([dump_step(step)], sort_keys=False, allow_unicode=True, width=1 << 16))
+
+
+#: the steps writing through a LOB locator and their arguments besides table, column and where
+_LOB_WRITES = {
+    "lob_write": ("offset", "value"),
+    "lob_trim": ("length",),
+    "lob_erase": ("offset", "amount"),
+}
+
+
+def _lob_write(kind: str, args: dict[str, Any], what: str, common: dict[str, str]) -> LobWrite:
+    """``lob_write`` / ``lob_trim`` / ``lob_erase``: table, column, where and the call's arguments."""
+    table = str(args.get("table") or "")
+    column = str(args.get("column") or "")
+    if not table or not column:
+        raise ScenarioError(f"{what}: {kind} needs a table and a column")
+    allowed = {"table", "column", "where", "lob_pieces", *_LOB_WRITES[kind]}
+    unknown = sorted(set(args) - allowed)
+    if unknown:
+        raise ScenarioError(f"{what}: {kind} takes {sorted(allowed)}, not {unknown}")
+    for name in _LOB_WRITES[kind]:
+        if name not in args:
+            raise ScenarioError(f"{what}: {kind} needs {name}")
+    pieces = str(args.get("lob_pieces", "after"))
+    if pieces not in ("before", "after"):
+        raise ScenarioError(f"{what}: lob_pieces must be before or after, not {pieces!r}")
+    return LobWrite(
+        table=table, column=column, kind=kind.removeprefix("lob_"), where=_where(args.get("where"), what),
+        lob_pieces=pieces, **{name: args[name] for name in _LOB_WRITES[kind]}, **common,
+    )  # fmt: skip

@@ -115,6 +115,41 @@ class LobSpace:
         pages = self._pages(current.lob_id, data[start:], len(keep))
         return self._locator(current.lob_id, data, keep + [p.dba for p in pages]), pages
 
+    def rewrite(self, locator: bytes, new: bytes, touched: tuple[int, int]) -> tuple[bytes, list[LobPage]]:
+        """A write through the locator (DBMS_LOB.WRITE, TRIM, ERASE) leaving the LOB of ``locator``
+        holding ``new``; ``touched``: the byte range of ``new`` the call wrote. Same LOB id. An in-row
+        LOB stays in the row while it fits (its inline data rewritten), else all its pages are new.
+        An out-of-row LOB stays out of the row (Oracle does not move it back in), but for a length of
+        0 (an empty in-row locator under the same id): a page keeps its DBA when the call did not
+        write into it and its length is unchanged; any other page is written under a new DBA (BasicFile
+        chunks are copy-on-write); pages past the new end go."""
+        current = parse_lob_locator(locator)
+        if not current.dbas:
+            if len(new) <= IN_ROW_LIMIT:
+                return self._locator(current.lob_id, new, []), []
+            pages = self._pages(current.lob_id, new, 0)
+            return self._locator(current.lob_id, new, [p.dba for p in pages]), pages
+        if not new:
+            return self._locator(current.lob_id, b"", []), []
+        size = self.page_size
+        count = (len(new) + size - 1) // size
+        old_last = current.last_page_bytes
+        dbas: list[int] = []
+        written: list[LobPage] = []
+        lo, hi = touched
+        for k in range(count):
+            start, end = k * size, min((k + 1) * size, len(new))
+            old_bytes = size if k < len(current.dbas) - 1 else old_last
+            kept = k < len(current.dbas) and not (lo < end and hi > start) and old_bytes == end - start
+            if kept:
+                dbas.append(current.dbas[k])
+                continue
+            self._next_block += 1
+            page = LobPage(current.lob_id, k, make_dba(_LOB_FILE, self._next_block), new[start:end])
+            written.append(page)
+            dbas.append(page.dba)
+        return self._locator(current.lob_id, new, dbas), written
+
 
 def _runs(pages: list[LobPage]) -> list[tuple[LobPage, list[LobPage]]]:
     """Pages in runs of consecutive DBAs of at most 65,535 pages: (first page, the run), one SecureFile

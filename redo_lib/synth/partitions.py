@@ -36,7 +36,7 @@ from redo_lib.synth.partspec import (
     hash_bucket,
     route_value,
 )
-from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, TableSpec, Update
+from redo_lib.synth.scenario import AppendLob, Delete, DirectInsert, Insert, LobWrite, TableSpec, Update
 
 if TYPE_CHECKING:
     from redo_lib.synth.engine import Engine, OpenTxn
@@ -369,6 +369,8 @@ def run_dml(e: Engine, t: OpenTxn, step: Any, pt: PartitionedTable) -> None:
         fn = dml.update
     elif isinstance(step, AppendLob):
         fn = dml.append_lob
+    elif isinstance(step, LobWrite):
+        fn = dml.lob_write
     else:
         assert isinstance(step, Delete)
         fn = dml.delete

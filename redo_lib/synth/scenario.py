@@ -36,6 +36,7 @@ __all__ = [
     "COMPAT_NAMES",
     "check_compat",
     "AppendLob",
+    "LobWrite",
     "DDL_STATEMENTS",
     "PARTITION_STATEMENTS",
     "ColumnSpec",
@@ -444,6 +445,27 @@ class AppendLob:
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LobWrite:
+    """A write through the LOB locator of every matching row (BasicFile): ``kind`` ``write``
+    (DBMS_LOB.WRITE of ``value`` at ``offset``), ``trim`` (DBMS_LOB.TRIM to ``length``) or ``erase``
+    (DBMS_LOB.ERASE of ``amount`` at ``offset``); offsets 1-based, lengths in characters (CLOB, NCLOB)
+    or bytes (BLOB). Same LOB id; the pages it changes are rewritten, the row change rewrites the
+    locator; the trail's UPDATE carries the complete new value."""
+
+    session: str = "s1"
+    table: str
+    column: str
+    kind: str
+    where: Predicate
+    value: Any = None
+    offset: Any = None
+    length: Any = None
+    amount: Any = None
+    lob_pieces: str = "after"
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Delete:
     session: str = "s1"
     table: str
@@ -584,6 +606,7 @@ Step = (
     | DirectInsert
     | Update
     | AppendLob
+    | LobWrite
     | Delete
     | Commit
     | Rollback
