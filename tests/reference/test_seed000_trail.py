@@ -106,18 +106,21 @@ def _assert_goldengate_records(trail: list[dict[str, Any]], expected: dict[str, 
 
 
 def test_update_without_supplemental_data_lacks_the_key() -> None:
-    """What the seed's dump alone gives: the changed column but no key (why the test supplies it)."""
+    """What the seed's dump alone gives: the changed column but no key (why the test supplies it). An
+    update whose redo holds not all of its key is keyed by its ROWID (docs/tables.md, "Supplemental
+    logging"): no key columns, never a NULL key value."""
     records = parse_dump((FIXTURES / "seed000_single_row_update.txt").read_text()).records
     events = [e for r in records for e in iter_events(r)]
     (record,) = assemble_and_emit(events, _student()).trail
-    assert record.to_dict()["columns"] == {"STUDENT_KEY": None, "TUITION_FEE": "6000"}
+    assert record.to_dict()["columns"] == {"TUITION_FEE": "6000"}
+    assert record.to_dict()["key_columns"] == [] and len(record.to_dict()["rowid"]) == 18
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_seed_case_through_the_command_line(case: str, tmp_path: Path) -> None:
     """`python -m redo_lib decode` tells the dump from a binary log by its content and gives
     GoldenGate's records; an update's key, which the dump does not hold (above), is the one column
-    that differs, and it comes out as NULL, as the library gives it."""
+    that differs: the record is keyed by its ROWID, as the library gives it."""
     expected = json.loads((FIXTURES / f"seed000_{case}.expected.json").read_text())
     name = f"seed000_{case}.repaired.txt" if case == "direct_load_insert" else f"seed000_{case}.txt"
     dictionary = tmp_path / "student.json"
@@ -130,7 +133,7 @@ def test_seed_case_through_the_command_line(case: str, tmp_path: Path) -> None:
     trail = [json.loads(line) for line in run.stdout.splitlines()]
     if case in UPDATE_KEYS:
         keys = sorted(UPDATE_KEYS[case].values())
-        assert sorted(int(r["columns"]["STUDENT_KEY"] or 0) for r in trail) == [0] * len(keys)
+        assert [("STUDENT_KEY" in r["columns"], r["key_columns"]) for r in trail] == [(False, [])] * len(keys)
         for record, want in zip(trail, expected["records"], strict=True):
             want_key = next(c["value"] for c in want["columns"] if c["name"] == "STUDENT_KEY")
             record["columns"]["STUDENT_KEY"] = want_key  # the one difference, checked above

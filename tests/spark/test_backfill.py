@@ -130,7 +130,8 @@ def test_backfills_and_reruns_replace_exactly_what_they_cover(
 def test_rac_commits_held_for_the_next_batch_are_published_once_under_reruns_and_backfills(
     spark: Any, tmp_path: Path, partitions: bool
 ) -> None:
-    """A RAC workload (random DDL seed 48: two threads, 23ai) in two batches; the first batch's
+    """A RAC workload (random DDL seed 45: two threads, 23ai, DDL that creates tables and adds columns;
+    48 with partitions) in two batches; the first batch's
     watermark (the lowest next SCN of its threads' last logs) holds the commits above it, which the
     second batch emits. Re-running either batch, or backfilling both logs ranges as one batch, leaves
     every change in the changelog once, in one commit order, with the batch that emitted it."""
@@ -138,7 +139,9 @@ def test_rac_commits_held_for_the_next_batch_are_published_once_under_reruns_and
 
     for key, value in SMALL_DATA.items():
         spark.conf.set(key, value)
-    scenario = _random_ddl_seed(tmp_path, 48, partitions=partitions)
+    # seed 48 without partitions drops RND.T2's column Y2 in the second batch since the draws took
+    # issue 34's types: the re-run gap above, so the case without partitions takes seed 45
+    scenario = _random_ddl_seed(tmp_path, 48 if partitions else 45, partitions=partitions)
     refs = sorted(
         describe_logs(sorted((scenario / "logs").glob("*.arc"))), key=lambda r: (r.sequence, r.thread)
     )
