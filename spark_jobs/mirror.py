@@ -17,6 +17,7 @@ mirror started after the row was written), so the row holds only the columns the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -114,6 +115,8 @@ def key_columns(frame: Any) -> dict[str, list[str]]:
 # an update keyed by its ROWID: its redo held not all of its table's key (minimal supplemental
 # logging, docs/tables.md): no key columns
 ROWID_KEYED = "coalesce(size(key_columns), 0) = 0 AND op IN ('UPDATE', 'PK_UPDATE')"
+# such an update found the key of its row (a delete before it leaves "": no row)
+FOUND = "found IS NOT NULL AND found != ''"
 
 
 @dataclass(frozen=True)
@@ -177,20 +180,13 @@ def by_rowid(
         table = mirrors.get(source)
         if table is None or "_rowid" not in table.columns:
             continue
-        types = {f.name: f.dataType.simpleString() for f in table.schema.fields}
-
-        def column(name: str, table: Any = table, types: dict[str, str] = types) -> Any:
-            if name not in table.columns:  # a key column added by the batch's DDL: NULL before it
-                return F.lit(None).cast("string")
-            return as_text(F.col("`" + name.replace("`", "``") + "`"), types[name])
-
         held = table.join(rowids.where(F.col("source_table") == source), F.col("_rowid") == F.col("rowid"),
                           "left_semi")  # fmt: skip
         events.append(held.select(
             F.lit(source).alias("source_table"), F.col("_rowid").alias("rowid"),
             F.lit(-1).cast("bigint").alias("commit_scn"), F.lit(-1).cast("bigint").alias("trail_seq"),
             F.lit(None).cast("string").alias("batch_id"),
-            F.to_json(F.array(*(column(k) for k in keys[source]))).alias("leaves"),
+            F.to_json(F.array(*(_held_text(table, k) for k in keys[source]))).alias("leaves"),
         ))  # fmt: skip
     key_cases = " ".join(
         f"WHEN source_table = {_literal(t)} THEN array({', '.join(_literal(k) for k in keys[t])})"
@@ -204,7 +200,6 @@ def by_rowid(
     order = Window.partitionBy("source_table", "rowid").orderBy(
         "commit_scn", "trail_seq", "batch_id", F.col("_mine").desc()
     )
-    found = None
     # each round resolves one more key update keyed by ROWID of a ROWID (a chain of them: rare)
     rounds = 1 + (
         keyed_by_rowid.where("op = 'PK_UPDATE'")
@@ -214,16 +209,13 @@ def by_rowid(
         .first()[0]
         or 0
     )
-    for _ in range(rounds):
-        leaves = (
+    for n in range(rounds):
+        # after the first round, what the changes keyed by ROWID found leaves for the ones after them
+        leaves = [
             pending.select("source_table", "rowid", "commit_scn", "trail_seq", "batch_id",
-                           F.expr(f"CASE WHEN found IS NOT NULL AND found != '' THEN {after} END").alias("leaves"))
-            if found is not None
-            else None
-        )  # fmt: skip
-        timeline = events[0]
-        for frame in [*events[1:], *([leaves] if leaves is not None else [])]:
-            timeline = timeline.unionByName(frame)
+                           F.expr(f"CASE WHEN {FOUND} THEN {after} END").alias("leaves"))
+        ] if n else []  # fmt: skip
+        timeline = functools.reduce(lambda a, b: a.unionByName(b), [*events, *leaves])
         mine = pending.select("source_table", "rowid", "commit_scn", "trail_seq", "batch_id",
                               F.lit(True).alias("_mine"))  # fmt: skip
         stamped = (
@@ -233,16 +225,14 @@ def by_rowid(
             .where("_mine")
             .select("source_table", "rowid", "commit_scn", "trail_seq", "batch_id", "found")
         )  # fmt: skip
-        pending = pending.drop("found") if "found" in pending.columns else pending
-        pending = pending.join(
+        pending = pending.drop("found").join(
             stamped, ["source_table", "rowid", "commit_scn", "trail_seq", "batch_id"], "left"
         )
-        found = True
     pending = pending.localCheckpoint(eager=True)
-    resolved = pending.where("found IS NOT NULL AND found != ''")
+    resolved = pending.where(FOUND)
     counts: dict[str, list[int]] = {}
     examples: dict[str, list[str]] = {}
-    for row in pending.groupBy("source_table", F.expr("found IS NOT NULL AND found != ''").alias("ok")).agg(
+    for row in pending.groupBy("source_table", F.expr(FOUND).alias("ok")).agg(
         F.count("*").alias("n"), F.slice(F.sort_array(F.collect_set("rowid")), 1, 5).alias("rowids")
     ).collect():  # fmt: skip
         counts.setdefault(row["source_table"], [0, 0])[0 if row["ok"] else 1] += row["n"]
@@ -286,6 +276,17 @@ def affected_keys(frame: Any, source_table: str, key_columns: Sequence[str]) -> 
     return keys.select(*(F.col("k")[i].alias(f"_k{i}") for i in range(len(key_columns))))
 
 
+def _held_text(table: Any, name: str) -> Any:
+    """A mirror column's value as the trail's text (``as_text``); a column the mirror does not have
+    yet (added by the batch's DDL) is NULL in its rows."""
+    from pyspark.sql import functions as F
+
+    if name not in table.columns:
+        return F.lit(None).cast("string")
+    kind = next(f.dataType.simpleString() for f in table.schema.fields if f.name == name)
+    return as_text(F.col("`" + name.replace("`", "``") + "`"), kind)
+
+
 def existing_rows(table: Any, source_table: str, key_columns: Sequence[str], keys: Any) -> Any:
     """The rows a mirror (a DataFrame of the table) holds for these keys (``affected_keys``), as
     pseudo-records the fold starts from: a join, the mirror is never read into one process."""
@@ -301,11 +302,8 @@ def existing_rows(table: Any, source_table: str, key_columns: Sequence[str], key
 
     match = [column(k).eqNullSafe(F.col(f"_k{i}")) for i, k in enumerate(key_columns)]
     held = table.join(keys, match, "left_semi")
-    types = {f.name: f.dataType.simpleString() for f in table.schema.fields}
     data = [c for c in table.columns if c not in META_COLUMNS]
-    image = F.array(
-        *(F.struct(F.lit(c).alias("name"), as_text(column(c), types[c]).alias("value")) for c in data)
-    )
+    image = F.array(*(F.struct(F.lit(c).alias("name"), _held_text(table, c).alias("value")) for c in data))
     frame = held.select(image.cast(PAIRS).alias("columns"))
     frame = frame.withColumn("key_columns", F.array(*(F.lit(k) for k in key_columns)))
     return frame.select(
