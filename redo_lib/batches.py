@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from redo_lib.assembly.events import ChangeEvent, EventKind, event_from_row, event_to_row, events_schema
-from redo_lib.dictionary import DictionaryHistory, load_dictionary
+from redo_lib.dictionary import DictionaryHistory, TypeCode, load_dictionary
 from redo_lib.errors import DictionaryError, ErrorPolicy, LogSetError, Position
 from redo_lib.pipeline import (
     DEFAULT_MEMORY_LIMIT,
@@ -268,7 +268,9 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     went: ``file``, ``groups`` (bucket -> row groups of the file, ``exchange.BucketWriter``: one
     bucket per transaction slot hash, redo order within a bucket), ``bucket_rows``, ``ddl`` (DDL
     events), ``lob_slots`` (the (usn, slot)
-    that wrote LOB pages) and ``scn_samples`` (every ``SAMPLE_EVERY``-th event's SCN).
+    that wrote LOB pages), ``locator_slots`` (``[obj, slot]`` of the row changes holding an
+    out-of-row LOB locator, ``native.locator_slots``: they may name pages another transaction wrote,
+    :func:`lob_table_slots`) and ``scn_samples`` (every ``SAMPLE_EVERY``-th event's SCN).
 
     The core's Arrow batches go to Parquet here, in the task, rather than through Spark: Spark turns
     Arrow into rows and back into Parquet columns, and for the events' nested columns that cost four
@@ -279,12 +281,14 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     import pyarrow.compute as pc
 
     from redo_lib.exchange import BucketWriter, slot_keys, system_memory_pool
+    from redo_lib.native import native
     from redo_lib.storage.sources import output_file
 
     system_memory_pool()
     batches, result = _decoded_batches(unit, policy_name)
     target = join_location(batch_dir, "staging", "events", f"{unit.name}.parquet")
     lob_slots: set[int] = set()
+    locators: set[tuple[int, int]] = set()
     samples: list[int] = []
     seen = ddl = 0
     with output_file(target, suffix=".parquet") as tmp:
@@ -294,6 +298,7 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
             lobs = batch.filter(pc.equal(batch.column("kind"), int(EventKind.LOB)))
             if lobs.num_rows:
                 lob_slots.update(slot_keys(lobs.column("usn"), lobs.column("slot")).tolist())
+            locators.update(native.locator_slots(batch))
             scn = batch.column("scn").to_numpy()
             samples.extend(scn[(-seen) % SAMPLE_EVERY :: SAMPLE_EVERY].tolist())
             seen += batch.num_rows
@@ -302,14 +307,17 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     result.update(
         file=target, buckets=buckets, groups={str(b): g for b, g in sorted(groups.items())},
         bucket_rows={str(b): n for b, n in sorted(writer.bucket_rows.items())},
-        lob_slots=sorted(lob_slots), scn_samples=samples, ddl=ddl,
+        lob_slots=sorted(lob_slots), locator_slots=[list(pair) for pair in sorted(locators)],
+        scn_samples=samples, ddl=ddl,
         objs=sorted({obj for obj, _, _ in result["decoded"]}),
     )  # fmt: skip
     return result
 
 
 #: what a unit's result says of where its events went (:func:`decode_unit`; ``staging/units.json``)
-UNIT_EXCHANGE = ("file", "buckets", "groups", "bucket_rows", "lob_slots", "scn_samples", "ddl", "objs")
+UNIT_EXCHANGE = (
+    "file", "buckets", "groups", "bucket_rows", "lob_slots", "locator_slots", "scn_samples", "ddl", "objs",
+)  # fmt: skip
 # ---------------------------------------------------------------------------------------------
 # Assemble partitions
 
@@ -326,6 +334,31 @@ def dictionary_at(location: str | None) -> DictionaryHistory | None:
     except DictionaryError as exc:  # read from its text: name the object instead
         exc.position = replace(exc.position, file=location)
         raise
+
+
+#: the column types whose values are LOB locators: CLOB (and NCLOB, charset form 2), BLOB
+LOB_TYPE_CODES = frozenset({TypeCode.CLOB, TypeCode.BLOB})
+
+
+def lob_table_slots(units: Iterable[dict[str, Any]], dictionary: str | None) -> set[int]:
+    """The slot keys (``exchange.slot_keys``) of the decode units' ``locator_slots`` (:func:`decode_unit`)
+    whose object is a table with a LOB column, or a partition or subpartition of one, in the
+    dictionary at location ``dictionary`` (the batch's, evolved by its DDL; read only when a unit
+    reports a locator, most batches have none): assemble gives them to its LOB task with the LOB pages, since
+    a transaction may rewrite a row's locator to name pages an earlier transaction wrote without
+    writing one itself (``DBMS_LOB.TRIM`` at a page boundary), or pages carried in from the previous
+    batch. The obj check leaves out values of other columns that merely look like locators. A unit
+    result without ``locator_slots`` (a staging folder of an older release) reports none."""
+    pairs = {(int(obj), int(key)) for unit in units for obj, key in unit.get("locator_slots", ())}
+    history = dictionary_at(dictionary) if pairs else None
+    if history is None:
+        return set()
+    lob_objs: set[int] = set()
+    for version in history:
+        if any(column.type_code in LOB_TYPE_CODES for column in version.columns):
+            lob_objs.add(version.obj)
+            lob_objs.update(version.segment_objs())
+    return {key for obj, key in pairs if obj in lob_objs}
 
 
 @cache

@@ -175,6 +175,26 @@ def carried_lob_slots(locations: Iterable[str]) -> set[int]:
     return slots
 
 
+def carried_locator_slots(locations: Iterable[str]) -> list[list[int]]:
+    """``[obj, slot key]`` of the row changes of the open transactions carried in (the previous
+    batch's ``open/`` files) that hold an out-of-row LOB locator (``native.locator_slots``), sorted:
+    such a transaction may commit in this batch without writing a LOB page, its locator naming pages
+    only the LOB task holds (written earlier or carried in), so the driver adds the ones of tables
+    with a LOB column to that task as it does the units' ``locator_slots``
+    (``batches.lob_table_slots``). Reads the columns the core looks at, a row group at a time."""
+    from redo_lib.native import native
+
+    columns = ["kind", "usn", "slot", "obj", "after", "supp_columns", "rows"]
+    pairs: set[tuple[int, int]] = set()
+    for location in locations:
+        with open_parquet(location) as file:
+            for group in range(file.metadata.num_row_groups):
+                table = file.read_row_group(group, columns=columns)
+                for batch in table.combine_chunks().to_batches():
+                    pairs.update(native.locator_slots(batch))
+    return [list(pair) for pair in sorted(pairs)]
+
+
 def check_carried_lobs(previous: Mapping[str, Any] | None, lobs: Mapping[str, Any], location: str) -> None:
     """Every LOB page the previous batch carried out (its counts.json ``lobs.lob_pages_carried_out``)
     was read in here (``lob_pages_carried_in``) or left out as a page of a LOB that went
@@ -192,6 +212,7 @@ def check_carried_lobs(previous: Mapping[str, Any] | None, lobs: Mapping[str, An
 
 
 __all__ = [
-    "CHUNK_BYTES", "LOBS", "LobPagesWriter", "carried_lob_slots", "carried_lobs", "check_carried_lobs", "lob_pages_schema",
+    "CHUNK_BYTES", "LOBS", "LobPagesWriter", "carried_lob_slots", "carried_lobs", "carried_locator_slots",
+    "check_carried_lobs", "lob_pages_schema",
     "lobs_beside", "part_name", "read_carried_lobs", "write_carried_lobs",
 ]  # fmt: skip

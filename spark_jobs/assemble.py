@@ -40,12 +40,13 @@ from redo_lib.batches import (
     assemble_task,
     dictionary_at,
     load_manifest,
+    lob_table_slots,
     merge_counts,
     trail_range,
 )
 from redo_lib.errors import AssemblyError, Position
 from redo_lib.exchange import carried_rows, kind_rows, pack, range_bounds
-from redo_lib.lob_carry import LOBS, carried_lob_slots, check_carried_lobs, lobs_beside
+from redo_lib.lob_carry import LOBS, carried_lob_slots, carried_locator_slots, check_carried_lobs, lobs_beside
 from redo_lib.trail.emit import capture_options, image_options
 from redo_lib.unsupported import batch_unsupported, parse_vector_counts
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
@@ -168,10 +169,6 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     units = tuple(exchange["units"])
     buckets = int(exchange["buckets"])
     carried = tuple(BatchDir(manifest.carried_in).files()) if manifest.carried_in else ()
-    # the slots that wrote LOB pages: in this batch's logs, or in an open transaction carried in
-    lob_slots = tuple(
-        sorted({key for unit in units for key in unit["lob_slots"]} | carried_lob_slots(carried))
-    )
     lobs_in = lobs_beside(manifest.carried_in)  # the LOB pages are carried beside the open transactions
     carried_lobs = tuple(BatchDir(lobs_in).files()) if lobs_in else ()
 
@@ -195,6 +192,16 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
         resetlogs_id=manifest.logs[0].resetlogs_id if manifest.logs else None,
     )  # fmt: skip
     steps.done("dictionary")
+    # the slots that wrote LOB pages and those that wrote a locator naming pages into a table with a
+    # LOB column (the pages may be another transaction's), in this batch's logs or in an open
+    # transaction carried in: the LOB task's, whose store holds the batch's pages and those carried in
+    lob_slots = tuple(
+        sorted(
+            {key for unit in units for key in unit["lob_slots"]}
+            | carried_lob_slots(carried)
+            | lob_table_slots([*units, {"locator_slots": carried_locator_slots(carried)}], dictionary)
+        )
+    )
     # the buckets into tasks of about equal events (a few busy slots hash unevenly), the carried-in
     # transactions' buckets among them (a transaction with no events in this batch still commits,
     # rolls back or goes on being carried)

@@ -408,18 +408,9 @@ def test_supplemental_logging_modes_publish_their_final_state(
     ("name", "fmt", "capture"),
     [
         ("long_types", "iceberg", None),
-        pytest.param(
-            "lob_writes",
-            "delta",
-            None,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a transaction that rewrites a LOB locator without writing a LOB page (lob_trim at a "
-                "page boundary) is assembled by a bucket task, not the LOB task whose store holds the pages "
-                "its locator names (spark_jobs/assemble.py lob_slots): rule 17 fails the batch, the value "
-                "left unresolved (issue 34 note); the single-process decode resolves it",
-            ),
-        ),
+        # lob_trim at a page boundary rewrites a locator without writing a LOB page: its transaction
+        # goes to the LOB task by the decode's locator_slots (redo_lib.batches.lob_table_slots)
+        ("lob_writes", "delta", None),
         ("unrenderable_columns", "iceberg", ("APP", "-APP.DOCS.XMLCOL")),
     ],
 )

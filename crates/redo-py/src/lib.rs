@@ -270,6 +270,15 @@ fn decode_events<'py>(
     }
 }
 
+/// The (obj, slot key) pairs of the row changes of an events record batch that hold an out-of-row
+/// LOB locator (`redo_core::assembly::event::locator_slots`), sorted, each once: the Spark decode's
+/// `locator_slots`. Runs without the GIL.
+#[pyfunction]
+fn locator_slots(py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<Vec<(i64, i64)>> {
+    let batch = arrow::import_batch(batch)?;
+    py.detach(|| redo_core::assembly::event::locator_slots(&batch)).map_err(|e| errors::to_py(py, &e))
+}
+
 /// Raise the Python exception the binding makes of the core error of `kind` (`format`,
 /// `checksum`, ...), positioned at `file`/`block`/`offset`: the test that walks every variant.
 #[pyfunction]
@@ -300,6 +309,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(raise_core_error, m)?)?;
     m.add_function(wrap_pyfunction!(events_schema, m)?)?;
     m.add_function(wrap_pyfunction!(decode_events, m)?)?;
+    m.add_function(wrap_pyfunction!(locator_slots, m)?)?;
     m.add_function(wrap_pyfunction!(values::render_value, m)?)?;
     m.add_function(wrap_pyfunction!(values::render_values, m)?)?;
     m.add_function(wrap_pyfunction!(values::charsets, m)?)?;

@@ -14,6 +14,7 @@ use crate::arrow::EventBuilder;
 use crate::error::{Error, Result};
 use crate::events::{kind, row_change_count_of};
 use crate::model::Column;
+use crate::trail::lobs::names_lob_pages;
 
 /// `[start, end)` of a value in [`ChangeEvent`]'s byte buffer.
 pub type Span = (usize, usize);
@@ -464,4 +465,80 @@ impl<'a> EventColumns<'a> {
 pub fn events_of(batch: &RecordBatch) -> Result<Vec<ChangeEvent>> {
     let columns = EventColumns::new(batch)?;
     Ok((0..columns.len()).map(|i| columns.event(i)).collect())
+}
+
+/// `(usn, slot)` as one int64 (Python `exchange.slot_keys`): the Spark stages' key of a slot.
+pub fn slot_key(usn: i64, slot: i64) -> i64 {
+    usn.wrapping_shl(32) | slot
+}
+
+/// Whether any value of row `i` of an image column is an out-of-row LOB locator.
+fn image_names_lob_pages(image: &ImageColumn<'_>, i: usize) -> bool {
+    list_range(image.list, i).any(|j| binary_at(image.values, j).is_some_and(names_lob_pages))
+}
+
+/// Whether any value of any row of a multi-row operation `i` is an out-of-row LOB locator.
+fn rows_name_lob_pages(rows: &RowsColumn<'_>, i: usize) -> bool {
+    list_range(rows.list, i)
+        .any(|j| list_range(rows.values, j).any(|k| binary_at(rows.items, k).is_some_and(names_lob_pages)))
+}
+
+/// The (obj, slot key) of the row changes of an events record batch whose after image,
+/// supplemental columns or rows hold an out-of-row LOB locator (`trail::lobs::names_lob_pages`),
+/// sorted, each once. Such a transaction needs the batch's LOB pages even when it writes none (a
+/// `DBMS_LOB.TRIM` at a page boundary rewrites the row's locator to name pages an earlier
+/// transaction wrote): the Spark decode reports these slots and assemble gives the ones of tables
+/// with a LOB column to its LOB task. Reads the values in place; a batch of another shape is
+/// `Error::Assembly`, malformed values are simply not locators.
+pub fn locator_slots(batch: &RecordBatch) -> Result<Vec<(i64, i64)>> {
+    let [kinds, usns, slots, objs] = ["kind", "usn", "slot", "obj"].map(|name| int64(batch, name));
+    let (kinds, usns, slots, objs) = (kinds?, usns?, slots?, objs?);
+    let after = ImageColumn::new(batch, "after")?;
+    let supp = ImageColumn::new(batch, "supp_columns")?;
+    let rows = RowsColumn::new(batch)?;
+    let mut found = std::collections::BTreeSet::new();
+    for i in 0..batch.num_rows() {
+        if int_at(kinds, i) != Some(kind::CHANGE) {
+            continue;
+        }
+        if image_names_lob_pages(&after, i)
+            || image_names_lob_pages(&supp, i)
+            || rows_name_lob_pages(&rows, i)
+        {
+            let (usn, slot) = (int_at(usns, i).unwrap_or(0), int_at(slots, i).unwrap_or(0));
+            found.insert((int_at(objs, i).unwrap_or(0), slot_key(usn, slot)));
+        }
+    }
+    Ok(found.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trail::lobs::tests::page_list;
+
+    fn change(usn: i64, slot: i64, obj: i64, after: &[&[u8]], rows: &[&[u8]]) -> ChangeEvent {
+        let mut e = ChangeEvent { kind: kind::CHANGE, usn, slot, obj, ..Default::default() };
+        e.after = after.iter().enumerate().map(|(c, v)| (c as i32, Some(e.push_bytes(v)))).collect();
+        let values = rows.iter().map(|v| Some(e.push_bytes(v))).collect();
+        e.rows = if rows.is_empty() { Vec::new() } else { vec![(0, values)] };
+        e
+    }
+
+    #[test]
+    fn locator_slots_are_the_row_changes_holding_out_of_row_locators() {
+        let locator = page_list(b"\0\0\0\x01ABCDEF", &[7, 9], 5);
+        let mut lob_piece = change(3, 4, 90, &[&locator], &[]);
+        lob_piece.kind = kind::LOB; // only row changes count
+        let events = [
+            change(1, 2, 70, &[b"text", &locator], &[]),
+            change(1, 2, 70, &[&locator], &[]), // the same slot and table: once
+            change(5, 6, 80, &[], &[b"x", &locator]),
+            change(7, 8, 70, &[b"\xc1\x02", b"an ordinary value of more than twenty bytes"], &[]),
+            lob_piece,
+        ];
+        let batch = events_batch(&events).unwrap();
+        assert_eq!(locator_slots(&batch).unwrap(), vec![(70, slot_key(1, 2)), (80, slot_key(5, 6))]);
+        assert_eq!(slot_key(1, 2), (1 << 32) | 2);
+    }
 }

@@ -81,6 +81,12 @@ pub fn parse_lob_locator(data: &[u8]) -> Result<LobLocator> {
     }
     if flg2 & FLG2_PAGE_LIST != 0 {
         need(data, LOCATOR_DATA, "LOB locator page list")?;
+        if total < LOCATOR_DATA {
+            // the DBAs start past the body: no room for any (and no subtraction below zero)
+            return Err(Error::body(format!(
+                "LOB locator page list body says {total} bytes, the page list starts at @{LOCATOR_DATA}"
+            )));
+        }
         let count = u32::from_be_bytes([data[24], data[25], data[26], data[27]]) as usize;
         // the pages past the DBAs the locator has room for are in the LOB index (§5.7; OLR: "rest
         // of data in LOB index"): resolved by page number from its 10.2 / 10.8 entries
@@ -103,6 +109,23 @@ pub fn parse_lob_locator(data: &[u8]) -> Result<LobLocator> {
         return Ok(LobLocator { lob_id, flg2, inline: Some(inline), ..Default::default() });
     }
     super::securefile::parse_secure_body(data, lob_id, total, flg2)
+}
+
+/// Whether a column value is a LOB locator whose data is out of the row: a well-formed locator
+/// (§7.8) of a LOB id the decoder tracks (`00 00 00 01`, §5.7, as its LOB pages are), not in-row
+/// data nor a form not read, that names pages (a page list, SecureFile extents) or is resolved through
+/// the LOB index. Such a value is resolved from the batch's LOB pages, which a transaction writing it
+/// may not have written itself (a `DBMS_LOB.TRIM` at a page boundary keeps an earlier transaction's
+/// pages): the Spark decode reports its slot (`assembly::event::locator_slots`) so assemble puts it
+/// in the task that holds the pages. Malformed bytes (ordinary text and RAW values) are `false`.
+pub fn names_lob_pages(value: &[u8]) -> bool {
+    if value.len() < 20 || value[10..14] != crate::ops::lob::LOB_ID_PREFIX {
+        return false;
+    }
+    let Ok(loc) = parse_lob_locator(value) else { return false };
+    loc.inline.is_none()
+        && loc.unread.is_none()
+        && (loc.by_index || !loc.dbas.is_empty() || loc.index_pages > 0 || !loc.extents.is_empty())
 }
 
 /// (LOB id, page DBA)
@@ -330,5 +353,44 @@ pub(crate) mod tests {
         v[24..28].copy_from_slice(&9u32.to_be_bytes());
         let loc = parse_lob_locator(&v).unwrap();
         assert_eq!((loc.dbas, loc.index_pages), (vec![1], 8));
+        // a page list whose body ends before the DBAs start: an error, not a subtraction below zero
+        let mut v = page_list(b"\0\0\0\x01ABCDEF", &[1], 1);
+        v[20..22].copy_from_slice(&0u16.to_be_bytes());
+        assert_eq!(parse_lob_locator(&v).unwrap_err().kind(), "format");
+    }
+
+    #[test]
+    fn only_locators_naming_pages_name_lob_pages() {
+        let id = b"\0\0\0\x01ABCDEF";
+        assert!(names_lob_pages(&page_list(id, &[7, 9], 5)));
+        let mut by_index = page_list(id, &[7], 5);
+        by_index[5] = 0; // flags 0x04 clear: the LOB index resolves it
+        assert!(names_lob_pages(&by_index));
+        // in-row data, no pages, a LOB id the decoder does not track, a page list cut short
+        let mut inline = page_list(id, &[], 0);
+        inline[22..24].copy_from_slice(&FLG2_INLINE.to_be_bytes());
+        inline.extend_from_slice(b"data");
+        let body = (inline.len() - 20) as u16;
+        inline[20..22].copy_from_slice(&body.to_be_bytes());
+        assert_eq!(parse_lob_locator(&inline).unwrap().inline.as_deref(), Some(&b"data"[..]));
+        assert!(!names_lob_pages(&inline));
+        assert!(!names_lob_pages(&page_list(id, &[], 0)));
+        assert!(!names_lob_pages(&page_list(b"\0\0\0\x02ABCDEF", &[7], 5)));
+        assert!(!names_lob_pages(&page_list(id, &[7, 9], 5)[..38]));
+        // ordinary values: text, numbers, short RAW, and every prefix of a locator: never a panic
+        for value in [&b"an ordinary VARCHAR2 value of forty bytes"[..], b"\xc1\x02", b""] {
+            assert!(!names_lob_pages(value));
+        }
+        let full = page_list(id, &[7, 9], 5);
+        for end in 0..full.len() {
+            assert!(!names_lob_pages(&full[..end]));
+        }
+        for byte in 0..=255u8 {
+            let mut v = full.clone();
+            v[20] = byte;
+            v[21] = byte;
+            v[22] = byte;
+            let _ = names_lob_pages(&v);
+        }
     }
 }
