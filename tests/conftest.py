@@ -22,7 +22,20 @@ SEEDS = SHARED / "seeds"
 _FOLDER_MARKERS = {"unit": "unit", "integration": "integration", "dags": "airflow", "fuzz": "unit"}
 
 
+# The order files run in: the folders whose files take minutes first (the end-to-end run, the cluster
+# profile, Airflow in a browser, the Spark stages), then the many files of seconds. Under two
+# pytest-xdist workers (./redotrail test) the short files fill in behind the long ones instead of a
+# long one starting last and running alone.
+_FOLDER_ORDER = ("integration", "browser", "spark")
+
+
+def _run_order(item: pytest.Item) -> int:
+    folder = Path(str(item.fspath)).resolve().relative_to(REPO / "tests").parts[0]
+    return _FOLDER_ORDER.index(folder) if folder in _FOLDER_ORDER else len(_FOLDER_ORDER)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_run_order)  # stable: within a folder, collection order
     for item in items:
         rel = Path(str(item.fspath)).resolve().relative_to(REPO / "tests")
         marker = _FOLDER_MARKERS.get(rel.parts[0])

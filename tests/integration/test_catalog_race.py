@@ -27,6 +27,7 @@ RID = 1224959854
 LOGS = 60  # thread 1, sequences 1..60
 MAX_LOGS = 2  # per batch: 30 batches to fight over
 ROUNDS = 3  # the whole race, again on a fresh catalog
+LOCKSTEP = 5  # the first calls of both planners start together (2 batches a round: 30 outlast them)
 
 
 def _log(seq: int) -> LogEntry:
@@ -43,15 +44,18 @@ def _planner(location: str, work_dir: str, start: Any, results: Any, name: str) 
     try:
         planned: list[str] = []
         with LogCatalog(location) as catalog:
-            start.wait(timeout=60)  # both catalogs open (engine, tables): then both plan at once
+            rounds = 0
             while True:
+                if rounds < LOCKSTEP:
+                    # both catalogs open, then both plan at once, round after round: on a busy
+                    # machine a free-running planner could take every batch before the other starts
+                    start.wait(timeout=60)
+                rounds += 1
                 result = plan_batches(catalog, work_dir=work_dir, max_logs=MAX_LOGS, max_batches=1)
                 if not result.batches:
                     break
                 planned.extend(b.batch_id for b in result.batches)
-                time.sleep(
-                    0.005
-                )  # a worker's other work between runs: lets the other one in on a busy machine
+                time.sleep(0.005)  # a worker's other work between runs
         results.put((name, planned, None))
     except BaseException:
         results.put((name, [], traceback.format_exc()))

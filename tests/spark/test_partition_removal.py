@@ -217,7 +217,9 @@ def _rerun(folder: Path, argv: list[str], session: Any, publication: str | None)
     assert publish.main(["--batch-dir", str(folder), *argv], spark=session) == 0
 
 
-@pytest.mark.parametrize("fmt", ["iceberg", "delta"])
+# Delta's partition removal runs in the default suite in test_partitions.py (its TRUNCATE and DROP
+# PARTITION from the redo alone); this fuller history runs there under -m slow
+@pytest.mark.parametrize("fmt", ["iceberg", pytest.param("delta", marks=pytest.mark.slow)])
 def test_drop_and_truncate_partition_remove_the_partitions_rows_from_the_mirror(
     session: Any, tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
