@@ -55,7 +55,6 @@ REASONS = {
 TYPE_KINDS = {
     0: "a type the dictionary does not list",
     58: "XMLTYPE or ANYDATA (opaque type)",
-    69: "ROWID",
     111: "REF",
     114: "BFILE",
     119: "JSON (OSON)",

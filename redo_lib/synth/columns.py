@@ -8,8 +8,8 @@ A scenario value goes through three steps:
   scale or digits, ``str`` for VARCHAR2 / CHAR / NVARCHAR2 / NCHAR with CHAR blank-padded to its
   bytes and NCHAR to its characters, ``str`` for LONG (any length), ``datetime`` for DATE,
   :class:`Timestamp` for TIMESTAMP (TIMESTAMP(n): rounded to n digits; a plain TIMESTAMP is
-  TIMESTAMP(6)), ``bytes`` for RAW and LONG RAW, the 18-character ROWID text of a physical UROWID,
-  ``float`` for BINARY_DOUBLE / BINARY_FLOAT (a 32-bit one), ``bool`` for BOOLEAN,
+  TIMESTAMP(6)), ``bytes`` for RAW and LONG RAW, the 18-character ROWID text of a ROWID or a
+  physical UROWID, ``float`` for BINARY_DOUBLE / BINARY_FLOAT (a 32-bit one), ``bool`` for BOOLEAN,
   ``typevalues.YearMonth`` / ``DaySecond`` for the intervals) or ``None`` for SQL NULL. As in
   Oracle, the empty string and empty RAW are NULL.
 * :func:`encode` gives the column bytes of redo-format §7 (through ``redo_lib.values``; text in the
@@ -19,8 +19,8 @@ A scenario value goes through three steps:
   the SQL value itself, never from the bytes: NUMBER exact decimal (``1011``, ``-0.5``, ``12.5``),
   VARCHAR2 as is, CHAR blank-padded, DATE ``YYYY-MM-DDTHH:MM:SS``, TIMESTAMP the same plus
   ``.fffffffff`` (nine digits) when the nanoseconds are not zero, RAW and LONG RAW upper-case hex,
-  LONG as is, UROWID its ROWID text, BINARY_DOUBLE ``repr`` (``Inf``, ``-Inf``, ``Nan`` for the
-  specials), BINARY_FLOAT the shortest text of its 32-bit float, BOOLEAN ``TRUE`` / ``FALSE``,
+  LONG as is, ROWID and UROWID their ROWID text, BINARY_DOUBLE ``repr`` (``Inf``, ``-Inf``, ``Nan``
+  for the specials), BINARY_FLOAT the shortest text of its 32-bit float, BOOLEAN ``TRUE`` / ``FALSE``,
   intervals ``+02-03`` / ``+01 02:03:04.500000000`` (docs/generator.md, "Column types").
 
 Bad values raise ``ScenarioError``.
@@ -87,6 +87,7 @@ TYPE_CODES = {
     "INTERVAL DAY TO SECOND": 183,
     "LONG": 8,  # text in the database set, inline in the row (at most one LONG / LONG RAW a table)
     "LONG RAW": 24,
+    "ROWID": 69,  # 10 bytes: data object, DBA, slot (redo_lib/values/rowids.py)
     "UROWID": 208,
     "XMLTYPE": 58,  # binary XML: its document in a hidden BLOB after it (scenario.with_xml_storage)
 }
@@ -119,6 +120,7 @@ _DEFAULT_LENGTH = {
     "INTERVAL DAY TO SECOND": 11,
     "LONG": 0,  # DBA_TAB_COLS.DATA_LENGTH of LONG / LONG RAW
     "LONG RAW": 0,
+    "ROWID": 10,
     "UROWID": 4000,
     "XMLTYPE": 2000,  # DBA_TAB_COLS.DATA_LENGTH of an XMLTYPE column
 }
@@ -210,9 +212,9 @@ def parse_type(text: str, db_charset: str = _CHARSET, national_charset: str = _N
     """``VARCHAR2(30)`` / ``CHAR(5)`` / ``NVARCHAR2(30)`` / ``NCHAR(5)`` / ``NUMBER`` / ``NUMBER(10,2)``
     / ``INTEGER`` / ``DECIMAL(9,2)`` / ``FLOAT(b)`` / ``DATE`` / ``TIMESTAMP`` / ``TIMESTAMP(n)`` /
     ``RAW(16)`` / ``BINARY_FLOAT`` / ``BINARY_DOUBLE`` / ``BOOLEAN`` / ``INTERVAL YEAR(p) TO MONTH`` /
-    ``INTERVAL DAY(p) TO SECOND(s)`` / LOBs -> ColumnType, in a database of those character sets, with
-    the length, precision and scale Oracle's dictionary gives the declaration. Anything else raises
-    ``ScenarioError``."""
+    ``INTERVAL DAY(p) TO SECOND(s)`` / LOBs / ``LONG`` / ``LONG RAW`` / ``ROWID`` / ``UROWID(n)`` ->
+    ColumnType, in a database of those character sets, with the length, precision and scale Oracle's
+    dictionary gives the declaration. Anything else raises ``ScenarioError``."""
     sets = {"db_charset": db_charset, "national_charset": national_charset}
     upper = " ".join(str(text).upper().split())
     if upper == "LONG RAW":
@@ -339,8 +341,8 @@ def normalize(ctype: ColumnType, value: Any, what: str = "value") -> Any:
         text = str(value)
         encode_text(text, ctype.db_charset, what)  # the database set must hold it
         return text or None
-    if name == "UROWID":
-        return _urowid(value, what)
+    if name in ("ROWID", "UROWID"):
+        return _rowid(value, what)
     if name == "BOOLEAN":
         return normalize_boolean(value, what)
     if name == "BINARY_FLOAT":
@@ -428,9 +430,9 @@ def _national_text(ctype: ColumnType, value: Any, what: str) -> str | None:
     return text + " " * (limit - chars) if ctype.name == "NCHAR" else text
 
 
-def _urowid(value: Any, what: str) -> str | None:
-    """A physical UROWID as its 18-character ROWID text (what the trail shows; the generator writes
-    no logical, index-organized, UROWID); ``''`` is NULL."""
+def _rowid(value: Any, what: str) -> str | None:
+    """A ROWID, or a physical UROWID, as its 18-character ROWID text (what the trail shows; the
+    generator writes no logical, index-organized, UROWID); ``''`` is NULL."""
     if isinstance(value, RowId):
         return str(value)
     text = str(value).strip()
@@ -479,7 +481,7 @@ def render(ctype: ColumnType, value: Any) -> str | None:
     name = ctype.name
     if name in ("NUMBER", "FLOAT"):
         return _render_number(value)
-    if name in _TEXT_TYPES or name.startswith("INTERVAL") or name == "UROWID":
+    if name in _TEXT_TYPES or name.startswith("INTERVAL") or name in ("ROWID", "UROWID"):
         return str(value)
     if name == "BOOLEAN":
         return "TRUE" if value else "FALSE"

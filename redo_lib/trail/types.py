@@ -12,7 +12,7 @@ type its mirror column gets in Iceberg or Delta (docs/tables.md, "Column types")
 | TIMESTAMP WITH (LOCAL) TIME ZONE | ``timestamp`` | timestamptz / timestamp |
 | RAW, LONG RAW, BLOB | ``binary`` | binary |
 | BOOLEAN (23ai) | ``boolean`` | boolean |
-| everything else (character types, CLOB, INTERVAL as the trail's ``+02-03`` / ``+01 02:03:04.5...``, ROWID, ...) | ``string`` | string |
+| everything else (character types, CLOB, INTERVAL as the trail's ``+02-03`` / ``+01 02:03:04.5...``, ROWID and UROWID as the 18-character ROWID, ...) | ``string`` | string |
 
 NUMBER without a precision defaults to ``decimal(38,10)``: it is how Oracle declares most amounts and
 ids (``NUMBER`` alone), and a mirror that cannot be summed is what this mapping is for. A value that

@@ -16,6 +16,7 @@ code type                                  trail text                           
 182  INTERVAL YEAR TO MONTH                ``+02-03``                                      7.7
 183  INTERVAL DAY TO SECOND                ``+01 02:03:04.500000000``                      7.7
 252  BOOLEAN                               ``TRUE`` / ``FALSE``                            7.7
+69   ROWID                                 18-char ROWID of the 10 bytes                   7.9
 208  UROWID                                18-char ROWID; non-physical UROWIDs as hex      7.7, 7.9
 112  CLOB / NCLOB (the LOB's data)         text; AL16UTF16 when the charset is multi-byte  6.7
 113  BLOB (the LOB's data)                 upper-case hex, like RAW                        6.7
@@ -73,7 +74,14 @@ from redo_lib.values.floats import (
     render_binary_float,
 )
 from redo_lib.values.numbers import decode_number, encode_number
-from redo_lib.values.rowids import RowId, decode_urowid, encode_urowid, parse_rowid
+from redo_lib.values.rowids import (
+    RowId,
+    decode_rowid,
+    decode_urowid,
+    encode_rowid,
+    encode_urowid,
+    parse_rowid,
+)
 from redo_lib.values.text import decode_text, encode_text, multibyte_charsets
 
 __all__ = ["CODECS", "Codec", "decode_value", "encode_value", "lob_charset"]
@@ -163,6 +171,10 @@ def _decode_boolean(data: bytes, charset: Zone, db_timezone: Zone) -> str:
     if data == b"\x00":
         return "FALSE"
     raise ValueDecodeError("BOOLEAN must be one byte 0 or 1", type="BOOLEAN", hex=data.hex())
+
+
+def _decode_rowid(data: bytes, charset: Zone, db_timezone: Zone) -> str:
+    return str(decode_rowid(data))
 
 
 def _decode_urowid(data: bytes, charset: Zone, db_timezone: Zone) -> str:
@@ -255,12 +267,21 @@ def _encode_boolean(value: Any, charset: Zone, db_timezone: Zone) -> bytes:
     return b"\x01" if value else b"\x00"
 
 
-def _encode_urowid(value: Any, charset: Zone, db_timezone: Zone) -> bytes:
+def _rowid_value(value: Any, type_name: str) -> RowId:
+    """A ``RowId`` or its 18-character text, for ROWID and UROWID."""
     if isinstance(value, str):
         value = parse_rowid(value)
     if not isinstance(value, RowId):
-        raise _wrong_type("UROWID", value)
-    return encode_urowid(value)
+        raise _wrong_type(type_name, value)
+    return value
+
+
+def _encode_rowid(value: Any, charset: Zone, db_timezone: Zone) -> bytes:
+    return encode_rowid(_rowid_value(value, "ROWID"))
+
+
+def _encode_urowid(value: Any, charset: Zone, db_timezone: Zone) -> bytes:
+    return encode_urowid(_rowid_value(value, "UROWID"))
 
 
 def _codec(type_code: int, name: str, decode: Decoder, encode: Encoder) -> tuple[int, Codec]:
@@ -284,6 +305,7 @@ CODECS: Mapping[int, Codec] = types.MappingProxyType(
             _codec(182, "INTERVAL YEAR TO MONTH", _decode_interval_ym, _encode_interval_ym),
             _codec(183, "INTERVAL DAY TO SECOND", _decode_interval_ds, _encode_interval_ds),
             _codec(252, "BOOLEAN", _decode_boolean, _encode_boolean),
+            _codec(69, "ROWID", _decode_rowid, _encode_rowid),
             _codec(208, "UROWID", _decode_urowid, _encode_urowid),
             _codec(112, "CLOB", _decode_clob, _encode_clob),
             _codec(113, "BLOB", _decode_raw, _encode_raw),
@@ -313,8 +335,8 @@ def encode_value(type_code: int, value: Any, *, charset: Zone = "AL32UTF8", db_t
     ``datetime`` / ``date`` / ISO text for DATE and TIMESTAMPs (aware for WITH TIME ZONE); bytes or
     hex text for RAW; ``float`` for BINARY_*; months or ``(years, months)`` for INTERVAL YEAR TO
     MONTH; ``timedelta`` or ``(days, hours, minutes, seconds, nanos)`` for INTERVAL DAY TO SECOND;
-    ``bool`` for BOOLEAN; ``RowId`` or ROWID text for UROWID. ``None`` (NULL) is not a value here.
-    Unknown type codes and values of the wrong kind raise ``ValueDecodeError``.
+    ``bool`` for BOOLEAN; ``RowId`` or ROWID text for ROWID and UROWID. ``None`` (NULL) is not a value
+    here. Unknown type codes and values of the wrong kind raise ``ValueDecodeError``.
     """
     codec = _TABLE.get(type_code)
     if codec is None:

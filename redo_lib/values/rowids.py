@@ -5,6 +5,10 @@
 * Extended ROWID text, 18 characters of the alphabet ``A-Z a-z 0-9 + /`` (values 0..63): data object
   id (6 chars), relative file number (3), block (6), row slot (3), each a base-64 number written most
   significant digit first: dataobj 87705, rfile 4, block 0xB0, slot 2 -> ``AAAVaZAAEAAAACwAAC``.
+* ROWID (type 69), what a ROWID column stores (``DUMP(col)``: ``Typ=69 Len=10``), 10 bytes: be32 data
+  object id @0, be32 DBA @4, be16 row slot @8. The docs hold no type 69 value; the layout is the one a
+  public ``DUMP(ROWID,16)`` shows next to its ROWID text: ``0,0,d7,89,1,80,0,e2,0,16`` is
+  ``AAANeJAAGAAAADiAAW`` (data object 55177, DBA 0x018000e2: file 6, block 226, slot 22).
 * UROWID (type 208) physical form, 13 bytes: ``0x01``, be32 data object id @1, be16 slot @5, be16
   relative file number @7, be32 block @9 (OLR's reading; the slot-before-file order is unverified).
 
@@ -18,7 +22,17 @@ from typing import final
 
 from redo_lib.errors import ValueDecodeError
 
-__all__ = ["RowId", "dba_block", "dba_file", "decode_urowid", "encode_urowid", "make_dba", "parse_rowid"]
+__all__ = [
+    "RowId",
+    "dba_block",
+    "dba_file",
+    "decode_rowid",
+    "decode_urowid",
+    "encode_rowid",
+    "encode_urowid",
+    "make_dba",
+    "parse_rowid",
+]
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _VALUES = {ch: i for i, ch in enumerate(_ALPHABET)}
@@ -116,6 +130,23 @@ def make_dba(rfile: int, block: int) -> int:
     if not (0 <= rfile <= _MAX_RFILE and 0 <= block <= _MAX_BLOCK):
         raise ValueDecodeError("DBA field out of range", type="DBA", rfile=rfile, block=block)
     return (rfile << 22) | block
+
+
+def decode_rowid(data: bytes) -> RowId:
+    """ROWID (type 69), 10 bytes: data object, DBA, slot -> ``RowId``; any other length raises
+    ``ValueDecodeError`` (a DBA's file and block are always in range)."""
+    if len(data) != 10:
+        raise ValueDecodeError("not a 10-byte ROWID", type="ROWID", hex=data.hex())
+    return RowId.from_dba(
+        dataobj=int.from_bytes(data[0:4], "big"),
+        dba=int.from_bytes(data[4:8], "big"),
+        slot=int.from_bytes(data[8:10], "big"),
+    )
+
+
+def encode_rowid(rowid: RowId) -> bytes:
+    """``RowId`` -> the 10 bytes a ROWID column stores (the inverse of :func:`decode_rowid`)."""
+    return rowid.dataobj.to_bytes(4, "big") + rowid.dba.to_bytes(4, "big") + rowid.slot.to_bytes(2, "big")
 
 
 def decode_urowid(data: bytes) -> RowId:

@@ -64,7 +64,8 @@ pub fn is_compressed_row(kdo: &Kdo<'_>, first_len: usize) -> bool {
 /// Whether values of a column of `type_code` are beyond the decoder: no codec renders them, and the
 /// hex of their bytes would be no value a reader could use (docs/data-quality.md, "Columns the
 /// decoder cannot render"). Rendered, so `false`: every code with a codec (`values::code::ALL`),
-/// LONG (8: text, `values`) and LONG RAW (24: hex, like RAW and BLOB data). Everything else is
+/// LONG (8: text, `values`) and LONG RAW (24: hex, like RAW and BLOB data); ROWID (69) and UROWID
+/// (208) are among the codecs (their 18-character text, `values::rowid`). Everything else is
 /// `true`, among them:
 ///
 /// * 58, opaque types: XMLTYPE (binary XML's CSX tokens live in the XDB schema's token tables, not in
@@ -73,7 +74,7 @@ pub fn is_compressed_row(kdo: &Kdo<'_>, first_len: usize) -> bool {
 ///   tables (the row holds the set id; the elements are rows of a storage table), 123 VARRAYs
 ///   (Oracle's pickled image), 111 REFs;
 /// * 114 BFILE: the row holds a locator to a file outside the database, never its content;
-/// * 69 ROWID and 0 (a type the dictionary names but does not list): no codec today.
+/// * 0 (a type the dictionary names but does not list) and any other code: no codec.
 pub fn unrenderable_type(type_code: i64) -> bool {
     const LONG: i64 = 8;
     const LONG_RAW: i64 = 24;
@@ -164,10 +165,10 @@ mod tests {
 
     #[test]
     fn unrenderable_types_are_those_without_a_codec_but_long_and_long_raw() {
-        for code in [0, 58, 69, 111, 114, 119, 121, 122, 123, 999] {
+        for code in [0, 58, 111, 114, 119, 121, 122, 123, 999] {
             assert!(unrenderable_type(code), "{code}");
         }
-        for code in [1, 2, 8, 12, 23, 24, 96, 100, 101, 112, 113, 180, 181, 182, 183, 208, 231, 252] {
+        for code in [1, 2, 8, 12, 23, 24, 69, 96, 100, 101, 112, 113, 180, 181, 182, 183, 208, 231, 252] {
             assert!(!unrenderable_type(code), "{code}");
         }
     }

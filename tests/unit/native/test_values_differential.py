@@ -186,6 +186,13 @@ def urowids(draw: st.DrawFn) -> bytes:
     return draw(st.sampled_from([data, data[:12], data + b"\x00", b"\x02" + data[1:]]))
 
 
+@st.composite
+def rowid_values(draw: st.DrawFn) -> bytes:
+    """ROWID (type 69) bytes: data object, DBA, slot; 10 bytes or one too few or too many."""
+    data = struct.pack(">IIH", *(draw(st.integers(0, 2**n - 1)) for n in (32, 32, 16)))
+    return draw(st.sampled_from([data, data, data[:9], data + b"\x00"]))
+
+
 numbers_as_values = st.one_of(
     st.integers(-(10**40), 10**40),
     st.decimals(allow_nan=False, allow_infinity=True, places=None).filter(
@@ -230,7 +237,7 @@ def encoded(draw: st.DrawFn) -> tuple[int, bytes, str | int, str | int]:
         value = draw(st.timedeltas())
     elif type_code == 252:
         value = draw(st.booleans())
-    else:  # 208
+    else:  # 69, 208
         value = draw(
             st.builds(
                 lambda o, f, b, s: f"{native_rowid(o, f, b, s)}",
@@ -281,7 +288,7 @@ def test_datetime_bytes_render_alike(examples: int) -> None:
 
 
 @pytest.mark.parametrize("examples", PROFILES)
-def test_interval_and_urowid_bytes_render_alike(examples: int) -> None:
+def test_interval_and_rowid_bytes_render_alike(examples: int) -> None:
     @run(examples * 2, st.sampled_from([182, 183]), intervals())
     def check_interval(type_code: int, data: bytes) -> None:
         agree(type_code, data)
@@ -289,6 +296,10 @@ def test_interval_and_urowid_bytes_render_alike(examples: int) -> None:
     @run(examples, urowids())
     def check_urowid(data: bytes) -> None:
         agree(208, data)
+
+    @run(examples, rowid_values())
+    def check_rowid(data: bytes) -> None:
+        agree(69, data)
 
 
 @pytest.mark.parametrize("examples", PROFILES)

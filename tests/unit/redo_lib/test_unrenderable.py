@@ -176,3 +176,22 @@ def test_the_parallel_tasks_counts_add_up_per_table_column_and_type() -> None:
     merged = merge_counts(parts)
     assert merged["unrenderable"] == {"APP.DOCS": {"DOC": {"58": 3}}, "APP.S": {"G": {"121": 4}}}
     assert merged["unrenderable_ops"] == {"APP.DOCS": {"INSERT": 2, "UPDATE": 1}}
+
+
+def test_a_rowid_column_is_rendered_not_counted() -> None:
+    """ROWID (type 69) has a codec: its 10 bytes (data object, DBA, slot) are the 18-character ROWID
+    in the record, nothing is counted, and its mirror column is a string (as UROWID's)."""
+    cols = (
+        ColumnDef(col_no=1, segcol_no=1, name="ID", type_code=2, type_name="NUMBER", length=22),
+        ColumnDef(col_no=2, segcol_no=2, name="R", type_code=69, type_name="ROWID", length=10),
+    )
+    table = TableVersion(obj=OBJ, dataobj=OBJ, owner="APP", name="LINKS", columns=cols, key_columns=("ID",),
+                         key_kind="primary", valid_from_scn=1)  # fmt: skip
+    dictionary = DictionaryHistory([table], db_charset="AL32UTF8", national_charset="AL16UTF16")
+    # DUMP(R, 16): Typ=69 Len=10: 0,0,d7,89,1,80,0,e2,0,16
+    after = ((0, N(1)), (1, bytes.fromhex("0000d789018000e20016")))
+    insert = _ev(EventKind.CHANGE, redo_op=0x0B02, undo_op=3, row_slot=1, fb=0x2C, after=after)
+    result = assemble_and_emit([_ev(EventKind.BEGIN), insert, _ev(EventKind.COMMIT)], dictionary)
+    assert [r.to_dict()["columns"] for r in result.trail] == [{"ID": "1", "R": "AAANeJAAGAAAADiAAW"}]
+    assert not result.counts.get("unrenderable") and problem_rows(result.counts) == []
+    assert table_types(dictionary)["APP.LINKS"]["R"] == "string"

@@ -14,6 +14,7 @@
 //! | 100, 101 | BINARY_FLOAT / BINARY_DOUBLE | Python's shortest repr, `Inf`, `-Inf`, `Nan` | [`float`] |
 //! | 182, 183 | INTERVAL YEAR TO MONTH / DAY TO SECOND | `+02-03`, `+01 02:03:04.500000000` | [`datetime`] |
 //! | 252 | BOOLEAN | `TRUE` / `FALSE` | here |
+//! | 69 | ROWID | 10 bytes (data object, DBA, slot): 18-char ROWID | [`rowid`] |
 //! | 208 | UROWID | physical (`0x01`, 13 bytes): 18-char ROWID; logical (IOT, `0x02`) or foreign: hex | [`rowid`] |
 //! | 112 | CLOB / NCLOB data | text; AL16UTF16 when the charset is AL32UTF8 / UTF8 | [`text`] |
 //! | other | | upper-case hex | here |
@@ -47,6 +48,7 @@ pub mod code {
     pub const DATE: i64 = 12;
     pub const RAW: i64 = 23;
     pub const LONG_RAW: i64 = 24;
+    pub const ROWID: i64 = 69;
     pub const CHAR: i64 = 96;
     pub const BINARY_FLOAT: i64 = 100;
     pub const BINARY_DOUBLE: i64 = 101;
@@ -60,13 +62,14 @@ pub mod code {
     pub const TIMESTAMP_LTZ: i64 = 231;
     pub const BOOLEAN: i64 = 252;
     /// Every code with a codec (any other renders as hex).
-    pub const ALL: [i64; 18] = [
+    pub const ALL: [i64; 19] = [
         VARCHAR2,
         NUMBER,
         LONG,
         DATE,
         RAW,
         LONG_RAW,
+        ROWID,
         CHAR,
         BINARY_FLOAT,
         BINARY_DOUBLE,
@@ -250,6 +253,7 @@ pub fn render_value_into(
         code::INTERVAL_YM => datetime::render_interval_ym(data, out),
         code::INTERVAL_DS => datetime::render_interval_ds(data, out),
         code::BOOLEAN => render_boolean(data, out),
+        code::ROWID => rowid::render_rowid(data, out),
         code::UROWID => rowid::render_urowid(data, out),
         _ => {
             // RAW, LONG RAW, BLOB data, and any type code without a codec
@@ -350,6 +354,7 @@ pub(crate) mod tests {
             (252, "00", "FALSE"),
             (208, "01 00 01 56 99 00 02 00 04 00 00 00 b0", "AAAVaZAAEAAAACwAAC"),
             (208, "02 04 c1 02", "0204C102"),
+            (69, "00 01 56 99 01 00 00 b0 00 02", "AAAVaZAAEAAAACwAAC"),
             (58, "00 54 00 01", "00540001"),
             (112, "00 54 00 01", "T\u{1}"),
             (113, "de ad be ef", "DEADBEEF"),
@@ -390,6 +395,7 @@ pub(crate) mod tests {
             (252, "02"),
             (252, ""),
             (208, "01 00"),
+            (69, "00 01 56 99 01 00 00 b0 00"),
         ] {
             assert_eq!(render(code, hex).unwrap_err().kind(), "value", "{code} {hex}");
         }

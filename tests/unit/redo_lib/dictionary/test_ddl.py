@@ -163,6 +163,9 @@ CREATE_ROWS = [
     ("CREATE TABLE V (A NUMBER, B AS (A * 2), C NUMBER GENERATED ALWAYS AS IDENTITY, D DATE INVISIBLE)", "APP.V",
      [(1, "A", "NUMBER", True, False), (2, "C", "NUMBER", False, False), (3, "D", "DATE", True, True)],
      KeyKind.ALL, ("A", "C"), "virtual-identity-invisible"),
+    ("CREATE TABLE LINKS (ID NUMBER PRIMARY KEY, R ROWID, U UROWID(100))", "APP.LINKS",
+     [(1, "ID", "NUMBER", False, False), (2, "R", "ROWID", True, False), (3, "U", "UROWID", True, False)],
+     KeyKind.PRIMARY, ("ID",), "rowid-columns"),
     ("CREATE TABLE P (PERIOD NUMBER, SCOPE VARCHAR2(3), CHECK (PERIOD > 0)) TABLESPACE USERS", "APP.P",
      [(1, "PERIOD", "NUMBER", True, False), (2, "SCOPE", "VARCHAR2", True, False)], KeyKind.ALL,
      ("PERIOD", "SCOPE"), "keyword-like-column-names"),
@@ -181,6 +184,13 @@ def test_create_table_opens_a_first_version(
     assert (effect.kind, effect.table, new.full_name) == (DdlKind.CREATE, table, table)
     assert (layout(new), new.key_kind, new.key_columns) == (columns, key_kind, key)
     assert (new.dataobj, new.valid_from_scn, history.contains(300, SCN - 1)) == (300, SCN, False)
+
+
+def test_a_rowid_column_is_type_69_of_10_bytes() -> None:
+    """A ROWID column as COL$ holds it: TYPE# 69, LENGTH 10 (its value's data object, DBA, slot)."""
+    history, _ = apply("CREATE TABLE LINKS (ID NUMBER PRIMARY KEY, R ROWID)", obj=300)
+    r = history.lookup(300, SCN).columns[1]
+    assert (r.name, r.type_code, r.type_name, r.length, r.charset) == ("R", TypeCode.ROWID, "ROWID", 10, None)
 
 
 def test_create_partitioned_table_has_no_segment_of_its_own() -> None:
@@ -338,6 +348,8 @@ TYPE_ROWS = [
     ("INTERVAL DAY(4) TO SECOND", "INTERVAL DAY TO SECOND", TypeCode.INTERVAL_DS, 11, 4, 6, None, None),
     ("RAW(16)", "RAW", TypeCode.RAW, 16, None, None, None, None),
     ("LONG RAW", "LONG RAW", TypeCode.LONG_RAW, 0, None, None, None, None),
+    ("ROWID", "ROWID", TypeCode.ROWID, 10, None, None, None, None),  # DUMP: Typ=69 Len=10
+    ("UROWID", "UROWID", TypeCode.UROWID, 4000, None, None, None, None),
     ("CLOB", "CLOB", TypeCode.CLOB, 4000, None, None, None, "AL32UTF8"),
     ("NCLOB", "NCLOB", TypeCode.CLOB, 4000, None, None, None, "AL16UTF16"),
     ("BLOB", "BLOB", TypeCode.BLOB, 4000, None, None, None, None),

@@ -249,7 +249,7 @@ def test_type_draws_leave_the_other_draws_alone(monkeypatch: pytest.MonkeyPatch)
 
 
 @pytest.mark.parametrize(
-    "declared", [*DRAWN_TYPES, "DECIMAL(9,2)", "FLOAT(10)", "INTERVAL DAY(2) TO SECOND(3)"]
+    "declared", [*DRAWN_TYPES, "DECIMAL(9,2)", "FLOAT(10)", "INTERVAL DAY(2) TO SECOND(3)", "ROWID"]
 )
 def test_generator_dictionary_is_what_the_ddl_reader_gives(declared: str) -> None:
     """The dictionary row the generator writes for a declaration equals the one

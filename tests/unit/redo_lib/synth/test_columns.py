@@ -99,6 +99,7 @@ def test_bad_values_raise_scenario_error(type_text: str, value: Any, message: st
         pytest.param("RAW(16)", "RAW", 16, id="raw"),
         pytest.param("TIMESTAMP", "TIMESTAMP", 11, id="timestamp"),
         pytest.param("TIMESTAMP(0)", "TIMESTAMP", 7, id="timestamp-0"),
+        pytest.param("ROWID", "ROWID", 10, id="rowid"),
     ],
 )
 def test_parse_type(text: str, name: str, length: int) -> None:
@@ -112,6 +113,7 @@ def test_parse_type(text: str, name: str, length: int) -> None:
         "LONG(10)",
         "LONG RAW(5)",
         "UROWID(4001)",
+        "ROWID(10)",
         "CLOB(10)",
         "VARCHAR2(0)",
         "VARCHAR2(4001)",

@@ -1,4 +1,4 @@
-"""LONG, LONG RAW and UROWID in the generator (synth/columns.py): their bytes, trail text and
+"""LONG, LONG RAW, ROWID and UROWID in the generator (synth/columns.py): their bytes, trail text and
 dictionary rows, Oracle's refusals (ORA-01754, ORA-02269), and the scenario
 include/scenarios/long_types.yaml decoded to its SQL values."""
 
@@ -27,6 +27,8 @@ REPO = Path(__file__).resolve().parents[4]
         pytest.param(
             "UROWID", "AL32UTF8", "AAAVaZAAEAAAACwAAC", "010001569900020004000000b0", "AAAVaZAAEAAAACwAAC"
         ),
+        # what Oracle stores for a ROWID column: data object, DBA (file 4, block 0xb0), slot
+        pytest.param("ROWID", "AL32UTF8", "AAAVaZAAEAAAACwAAC", "00015699010000b00002", "AAAVaZAAEAAAACwAAC"),
     ],
 )
 def test_values_bytes_and_text(declared: str, charset: str, value: str, data: str, text: str) -> None:
@@ -42,7 +44,7 @@ def test_long_values_of_any_size_and_nulls() -> None:
     assert len(encode(long, stored)) == 6000 and render(long, stored) == stored
     raw = parse_type("LONG RAW")
     assert encode(raw, normalize(raw, {"repeat": "0102", "times": 3000})) == b"\x01\x02" * 3000
-    for ctype in (long, raw, parse_type("UROWID")):
+    for ctype in (long, raw, parse_type("UROWID"), parse_type("ROWID")):
         assert normalize(ctype, "") is None and render(ctype, None) is None
 
 
@@ -51,6 +53,7 @@ def test_long_values_of_any_size_and_nulls() -> None:
     [
         pytest.param("UROWID", "AAAVaZAAEAAAACw", "not an 18-character ROWID", id="short-rowid"),
         pytest.param("UROWID", "AAAVaZAAEAAAACwAA!", "not an 18-character ROWID", id="bad-rowid-digit"),
+        pytest.param("ROWID", "AAAVaZAAEAAAACwAACA", "not an 18-character ROWID", id="long-rowid"),
         pytest.param("LONG RAW", "xyz", "RAW text must be hex", id="long-raw-not-hex"),
         pytest.param("LONG", b"ab", "cannot use", id="long-of-bytes"),
     ],
@@ -62,12 +65,14 @@ def test_bad_values(declared: str, value: object, message: str) -> None:
 
 def test_dictionary_rows() -> None:
     """COL$ TYPE#, LENGTH and charset as DBA_TAB_COLS shows them: LONG 8 / 0 in the database set,
-    LONG RAW 24 / 0, UROWID 208 / 4000 (or its declared size)."""
-    got = {t: (c.code, c.length, c.charset, str(c)) for t in ("LONG", "LONG RAW", "UROWID", "UROWID(100)")
-           for c in [parse_type(t, "WE8MSWIN1252")]}  # fmt: skip
+    LONG RAW 24 / 0, ROWID 69 / 10, UROWID 208 / 4000 (or its declared size)."""
+    declared = ("LONG", "LONG RAW", "ROWID", "UROWID", "UROWID(100)")
+    types = {t: parse_type(t, "WE8MSWIN1252") for t in declared}
+    got = {t: (c.code, c.length, c.charset, str(c)) for t, c in types.items()}
     assert got == {
         "LONG": (8, 0, "WE8MSWIN1252", "LONG"),
         "LONG RAW": (24, 0, None, "LONG RAW"),
+        "ROWID": (69, 10, None, "ROWID"),
         "UROWID": (208, 4000, None, "UROWID"),
         "UROWID(100)": (208, 100, None, "UROWID(100)"),
     }
@@ -132,7 +137,9 @@ def test_long_types_scenario_decodes_to_its_sql_values(tmp_path: Path) -> None:
         {"ID": "1", "TITLE": "first" * 600, "SRC": "AAARF/AAEAAAIEBAAB", "BODY": body},
         {"ID": "2", "TITLE": "two", "SRC": None, "BODY": None},
     ]
-    assert rows("BLOBS") == [{"ID": "2", "REF": "AAARF1AAEAAAAEBAAB", "IMG": None}]
+    assert rows("BLOBS") == [
+        {"ID": "2", "REF": "AAARF1AAEAAAAEBAAB", "HOME": "AAARF1AAEAAAAEBAAA", "IMG": None}
+    ]
     assert rows("NOKEY") == []
     by_op: dict[tuple[str, str], dict] = {}
     for r in expected:
@@ -146,3 +153,7 @@ def test_long_types_scenario_decodes_to_its_sql_values(tmp_path: Path) -> None:
         r["columns"]["ID"]: r["tokens"]["R"] for r in expected if r["op"] == "INSERT" and r["table"] == "DOCS"
     }
     assert rows("BLOBS")[0]["REF"] == rowids["2"]
+    # the ROWID column: inserted (BLOBS 1) and updated alone (BLOBS 2), ROWIDs of DOCS 2 and 1
+    assert by_op["INSERT", "BLOBS"]["columns"]["HOME"] == rowids["2"]
+    (home,) = [r for r in expected if (r["op"], r["table"]) == ("UPDATE", "BLOBS") and "HOME" in r["columns"]]
+    assert home["columns"]["HOME"] == rowids["1"] == rows("BLOBS")[0]["HOME"]

@@ -40,6 +40,7 @@ DECODED = [
     pytest.param(252, "00", "FALSE", id="boolean-false"),
     pytest.param(208, "01 00 01 56 99 00 02 00 04 00 00 00 b0", "AAAVaZAAEAAAACwAAC", id="urowid-physical"),
     pytest.param(208, "02 04 c1 02", "0204C102", id="urowid-logical-as-hex"),
+    pytest.param(69, "00 00 d7 89 01 80 00 e2 00 16", "AAANeJAAGAAAADiAAW", id="rowid-dump-typ-69"),
     pytest.param(58, "00 54 00 01", "00540001", id="unknown-xmltype-as-hex"),
     # CLOB data on a multi-byte database is AL16UTF16 (docs/lobs.md); BLOB data renders like RAW
     pytest.param(112, "00 54 00 01", "T\u0001", id="clob-al16utf16"),
@@ -85,6 +86,8 @@ def test_decode_value_options(
         pytest.param(252, "02", id="boolean-2"),
         pytest.param(252, "", id="boolean-empty"),
         pytest.param(208, "01 00", id="urowid-physical-short"),
+        pytest.param(69, "00 00 d7 89 01 80 00 e2 00", id="rowid-9-bytes"),
+        pytest.param(69, "", id="rowid-empty"),
     ],
 )
 def test_decode_value_rejects_malformed_bytes(type_code: int, hex_bytes: str) -> None:
@@ -142,6 +145,10 @@ ROUND_TRIPS = [
         208, RowId(dataobj=72726, rfile=24, block=14, slot=0), "AAARwWAAYAAAAAOAAA", id="urowid-rowid"
     ),
     pytest.param(208, "AAAVaZAAEAAAACwAAC", "AAAVaZAAEAAAACwAAC", id="urowid-text"),
+    pytest.param(
+        69, RowId(dataobj=72726, rfile=24, block=14, slot=0), "AAARwWAAYAAAAAOAAA", id="rowid-rowid"
+    ),
+    pytest.param(69, "AAAVaZAAEAAAACwAAC", "AAAVaZAAEAAAACwAAC", id="rowid-text"),
 ]
 
 
@@ -181,6 +188,8 @@ def test_encode_value_uses_charset(charset: str | int, value: str) -> None:
         pytest.param(252, 1, id="boolean-from-int"),
         pytest.param(208, 17, id="urowid-from-int"),
         pytest.param(208, "not-a-rowid", id="urowid-from-bad-text"),
+        pytest.param(69, b"\x00" * 10, id="rowid-from-bytes"),
+        pytest.param(69, "AAAVaZAAEAAAACwAA", id="rowid-from-17-chars"),
     ],
 )
 def test_encode_value_rejects(type_code: int, value: object) -> None:
@@ -202,6 +211,7 @@ def test_encode_value_rejects(type_code: int, value: object) -> None:
         pytest.param(181, "TIMESTAMP WITH TIME ZONE", id="181"),
         pytest.param(182, "INTERVAL YEAR TO MONTH", id="182"),
         pytest.param(183, "INTERVAL DAY TO SECOND", id="183"),
+        pytest.param(69, "ROWID", id="69"),
         pytest.param(208, "UROWID", id="208"),
         pytest.param(231, "TIMESTAMP WITH LOCAL TIME ZONE", id="231"),
         pytest.param(252, "BOOLEAN", id="252"),

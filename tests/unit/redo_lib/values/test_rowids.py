@@ -1,4 +1,4 @@
-"""ROWID text, DBA helpers and UROWID (redo-format §7.9, §7.7)."""
+"""ROWID text, DBA helpers, ROWID and UROWID values (redo-format §7.9, §7.7)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from redo_lib.values.rowids import (
     RowId,
     dba_block,
     dba_file,
+    decode_rowid,
     decode_urowid,
+    encode_rowid,
     encode_urowid,
     make_dba,
     parse_rowid,
@@ -110,6 +112,38 @@ def test_make_dba_rejects(rfile: int, block: int) -> None:
         make_dba(rfile, block)
 
 
+#: ROWID (type 69) values, 10 bytes: data object, DBA, slot
+ROWID_VALUES = [
+    # a public DUMP(ROWID,16), "Typ=69 Len=10: 0,0,d7,89,1,80,0,e2,0,16", next to its ROWID text
+    pytest.param("00 00 d7 89 01 80 00 e2 00 16", "AAANeJAAGAAAADiAAW", id="dump-typ-69-block-226"),
+    pytest.param("00 00 d7 89 01 80 03 b5 00 25", "AAANeJAAGAAAAO1AAl", id="dump-typ-69-block-949"),
+    pytest.param("00 01 56 99 01 00 00 b0 00 02", "AAAVaZAAEAAAACwAAC", id="doc-87705"),
+    pytest.param("ff ff ff ff ff ff ff ff ff ff", "D/////AP/AAP///P//", id="all-maximal"),
+]
+
+
+@pytest.mark.parametrize(("hex_bytes", "text"), ROWID_VALUES)
+def test_rowid_value_both_ways(hex_bytes: str, text: str) -> None:
+    rowid = decode_rowid(bytes.fromhex(hex_bytes))
+    assert str(rowid) == text
+    assert encode_rowid(rowid) == bytes.fromhex(hex_bytes)
+
+
+@pytest.mark.parametrize(
+    "hex_bytes",
+    [
+        pytest.param("00 00 d7 89 01 80 00 e2 00", id="9-bytes"),
+        pytest.param("00 00 d7 89 01 80 00 e2 00 16 00", id="11-bytes"),
+        pytest.param("01 00 01 56 99 00 02 00 04 00 00 00 b0", id="a-physical-urowid"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_decode_rowid_rejects_other_lengths(hex_bytes: str) -> None:
+    with pytest.raises(ValueDecodeError, match="not a 10-byte ROWID") as info:
+        decode_rowid(bytes.fromhex(hex_bytes))
+    assert info.value.details == {"type": "ROWID", "hex": bytes.fromhex(hex_bytes).hex()}
+
+
 UROWIDS = [
     pytest.param("01 00 01 56 99 00 02 00 04 00 00 00 b0", "AAAVaZAAEAAAACwAAC", id="doc-87705"),
     pytest.param("01 00 01 1c 16 00 00 00 18 00 00 00 0e", "AAARwWAAYAAAAAOAAA", id="real-72726"),
@@ -152,6 +186,7 @@ def test_rowid_round_trip(rowid: RowId) -> None:
     assert len(text) == 18
     assert parse_rowid(text) == rowid
     assert decode_urowid(encode_urowid(rowid)) == rowid
+    assert decode_rowid(encode_rowid(rowid)) == rowid
     assert RowId.from_dba(dataobj=rowid.dataobj, dba=rowid.dba, slot=rowid.slot) == rowid
 
 
