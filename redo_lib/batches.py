@@ -269,8 +269,8 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     bucket per transaction slot hash, redo order within a bucket), ``bucket_rows``, ``ddl`` (DDL
     events), ``lob_slots`` (the (usn, slot)
     that wrote LOB pages), ``locator_slots`` (``[obj, slot]`` of the row changes holding an
-    out-of-row LOB locator, ``native.locator_slots``: they may name pages another transaction wrote,
-    :func:`lob_table_slots`) and ``scn_samples`` (every ``SAMPLE_EVERY``-th event's SCN).
+    out-of-row LOB locator: they may name pages another transaction wrote; both
+    ``lob_carry.event_slots``, :func:`lob_table_slots`) and ``scn_samples`` (every ``SAMPLE_EVERY``-th event's SCN).
 
     The core's Arrow batches go to Parquet here, in the task, rather than through Spark: Spark turns
     Arrow into rows and back into Parquet columns, and for the events' nested columns that cost four
@@ -280,8 +280,8 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
     buffer (64 MB of events), whatever the range holds."""
     import pyarrow.compute as pc
 
-    from redo_lib.exchange import BucketWriter, slot_keys, system_memory_pool
-    from redo_lib.native import native
+    from redo_lib.exchange import BucketWriter, system_memory_pool
+    from redo_lib.lob_carry import event_slots
     from redo_lib.storage.sources import output_file
 
     system_memory_pool()
@@ -295,10 +295,9 @@ def decode_unit(unit: Unit, batch_dir: str, policy_name: str = "raise", buckets:
         writer = BucketWriter(tmp, events_schema(), buckets)
         for batch in batches:
             ddl += pc.sum(pc.equal(batch.column("kind"), int(EventKind.DDL))).as_py() or 0
-            lobs = batch.filter(pc.equal(batch.column("kind"), int(EventKind.LOB)))
-            if lobs.num_rows:
-                lob_slots.update(slot_keys(lobs.column("usn"), lobs.column("slot")).tolist())
-            locators.update(native.locator_slots(batch))
+            wrote, named = event_slots(batch)
+            lob_slots |= wrote
+            locators |= named
             scn = batch.column("scn").to_numpy()
             samples.extend(scn[(-seen) % SAMPLE_EVERY :: SAMPLE_EVERY].tolist())
             seen += batch.num_rows
@@ -340,16 +339,22 @@ def dictionary_at(location: str | None) -> DictionaryHistory | None:
 LOB_TYPE_CODES = frozenset({TypeCode.CLOB, TypeCode.BLOB})
 
 
-def lob_table_slots(units: Iterable[dict[str, Any]], dictionary: str | None) -> set[int]:
-    """The slot keys (``exchange.slot_keys``) of the decode units' ``locator_slots`` (:func:`decode_unit`)
-    whose object is a table with a LOB column, or a partition or subpartition of one, in the
-    dictionary at location ``dictionary`` (the batch's, evolved by its DDL; read only when a unit
-    reports a locator, most batches have none): assemble gives them to its LOB task with the LOB pages, since
-    a transaction may rewrite a row's locator to name pages an earlier transaction wrote without
-    writing one itself (``DBMS_LOB.TRIM`` at a page boundary), or pages carried in from the previous
-    batch. The obj check leaves out values of other columns that merely look like locators. A unit
-    result without ``locator_slots`` (a staging folder of an older release) reports none."""
-    pairs = {(int(obj), int(key)) for unit in units for obj, key in unit.get("locator_slots", ())}
+def unit_locators(units: Iterable[dict[str, Any]]) -> set[tuple[int, int]]:
+    """The (obj, slot key) pairs of the decode units' ``locator_slots`` (:func:`decode_unit`); a unit
+    result without them (a staging folder of an older release) reports none."""
+    return {(int(obj), int(key)) for unit in units for obj, key in unit.get("locator_slots", ())}
+
+
+def lob_table_slots(pairs: Iterable[tuple[int, int]], dictionary: str | None) -> set[int]:
+    """The slot keys (``exchange.slot_keys``) of the (obj, slot key) ``pairs`` of row changes holding
+    an out-of-row LOB locator (:func:`unit_locators`, ``lob_carry.carried_slots``) whose object is a
+    table with a LOB column, or a partition or subpartition of one, in the dictionary at location
+    ``dictionary`` (the batch's, evolved by its DDL; read only when there are pairs, most batches
+    have none): assemble gives them to its LOB task with the LOB pages, since a transaction may
+    rewrite a row's locator to name pages an earlier transaction wrote without writing one itself
+    (``DBMS_LOB.TRIM`` at a page boundary), or pages carried in from the previous batch. The obj
+    check leaves out values of other columns that merely look like locators."""
+    pairs = set(pairs)
     history = dictionary_at(dictionary) if pairs else None
     if history is None:
         return set()

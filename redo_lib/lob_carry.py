@@ -150,49 +150,44 @@ def write_carried_lobs(emitter: Any, location: str, chunk_bytes: int = CHUNK_BYT
         return writer.close()
 
 
-def carried_lob_slots(locations: Iterable[str]) -> set[int]:
-    """The transaction slots (``exchange.slot_keys``) of the open transactions carried in (the
-    previous batch's ``open/`` files) that wrote LOB pages: the Spark stage assembles them in its LOB
-    task too, whose store holds the pages carried in, since such a transaction may append to a LOB of
-    an earlier batch and commit in this one without writing a LOB page here. Reads the ``kind``,
-    ``usn`` and ``slot`` columns, a row group at a time."""
-    import numpy as np
+def event_slots(batch: Any) -> tuple[set[int], set[tuple[int, int]]]:
+    """Of an events record batch: the transaction slots (``exchange.slot_keys``) that wrote LOB
+    pages, and the (obj, slot key) of the row changes holding an out-of-row LOB locator
+    (``native.locator_slots``; they may name pages another transaction wrote, a ``DBMS_LOB.TRIM``
+    at a page boundary). The Spark assemble gives both to its LOB task, whose store holds the pages
+    (the locators' only for tables with a LOB column, ``batches.lob_table_slots``): the decode units
+    report them (``batches.decode_unit``), the driver reads them of the carried ``open/`` files
+    (:func:`carried_slots`)."""
+    import pyarrow.compute as pc
 
     from redo_lib.assembly.events import EventKind
     from redo_lib.exchange import slot_keys
-
-    slots: set[int] = set()
-    for location in locations:
-        with open_parquet(location) as file:
-            for group in range(file.metadata.num_row_groups):
-                table = file.read_row_group(group, columns=["kind", "usn", "slot"])
-                lob = table.column("kind").to_numpy() == int(EventKind.LOB)
-                if lob.any():
-                    keys = slot_keys(
-                        table.column("usn").to_numpy()[lob], table.column("slot").to_numpy()[lob]
-                    )
-                    slots.update(np.unique(keys).tolist())
-    return slots
-
-
-def carried_locator_slots(locations: Iterable[str]) -> list[list[int]]:
-    """``[obj, slot key]`` of the row changes of the open transactions carried in (the previous
-    batch's ``open/`` files) that hold an out-of-row LOB locator (``native.locator_slots``), sorted:
-    such a transaction may commit in this batch without writing a LOB page, its locator naming pages
-    only the LOB task holds (written earlier or carried in), so the driver adds the ones of tables
-    with a LOB column to that task as it does the units' ``locator_slots``
-    (``batches.lob_table_slots``). Reads the columns the core looks at, a row group at a time."""
     from redo_lib.native import native
 
+    lobs = batch.filter(pc.equal(batch.column("kind"), int(EventKind.LOB)))
+    pages = set(slot_keys(lobs.column("usn"), lobs.column("slot")).tolist()) if lobs.num_rows else set()
+    located = native.locator_slots(batch)  # (obj, usn, slot)
+    keys = slot_keys([usn for _, usn, _ in located], [slot for _, _, slot in located]).tolist()
+    return pages, {(obj, key) for (obj, _, _), key in zip(located, keys, strict=True)}
+
+
+def carried_slots(locations: Iterable[str]) -> tuple[set[int], set[tuple[int, int]]]:
+    """:func:`event_slots` of the open transactions carried in (the previous batch's ``open/``
+    files), in one read of the columns it looks at, a row group at a time: such a transaction may
+    append to a LOB of an earlier batch, or rewrite a locator naming its pages, and commit in this
+    one without writing a LOB page here."""
     columns = ["kind", "usn", "slot", "obj", "after", "supp_columns", "rows"]
-    pairs: set[tuple[int, int]] = set()
+    pages: set[int] = set()
+    located: set[tuple[int, int]] = set()
     for location in locations:
         with open_parquet(location) as file:
             for group in range(file.metadata.num_row_groups):
                 table = file.read_row_group(group, columns=columns)
                 for batch in table.combine_chunks().to_batches():
-                    pairs.update(native.locator_slots(batch))
-    return [list(pair) for pair in sorted(pairs)]
+                    wrote, named = event_slots(batch)
+                    pages |= wrote
+                    located |= named
+    return pages, located
 
 
 def check_carried_lobs(previous: Mapping[str, Any] | None, lobs: Mapping[str, Any], location: str) -> None:
@@ -212,7 +207,7 @@ def check_carried_lobs(previous: Mapping[str, Any] | None, lobs: Mapping[str, An
 
 
 __all__ = [
-    "CHUNK_BYTES", "LOBS", "LobPagesWriter", "carried_lob_slots", "carried_lobs", "carried_locator_slots",
-    "check_carried_lobs", "lob_pages_schema",
+    "CHUNK_BYTES", "LOBS", "LobPagesWriter", "carried_lobs", "carried_slots", "check_carried_lobs",
+    "event_slots", "lob_pages_schema",
     "lobs_beside", "part_name", "read_carried_lobs", "write_carried_lobs",
 ]  # fmt: skip

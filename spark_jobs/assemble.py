@@ -43,10 +43,11 @@ from redo_lib.batches import (
     lob_table_slots,
     merge_counts,
     trail_range,
+    unit_locators,
 )
 from redo_lib.errors import AssemblyError, Position
 from redo_lib.exchange import carried_rows, kind_rows, pack, range_bounds
-from redo_lib.lob_carry import LOBS, carried_lob_slots, carried_locator_slots, check_carried_lobs, lobs_beside
+from redo_lib.lob_carry import LOBS, carried_slots, check_carried_lobs, lobs_beside
 from redo_lib.trail.emit import capture_options, image_options
 from redo_lib.unsupported import batch_unsupported, parse_vector_counts
 from spark_jobs.common import BatchDir, build_session, run_stage, run_tasks, ship_library
@@ -195,11 +196,12 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     # the slots that wrote LOB pages and those that wrote a locator naming pages into a table with a
     # LOB column (the pages may be another transaction's), in this batch's logs or in an open
     # transaction carried in: the LOB task's, whose store holds the batch's pages and those carried in
+    carried_pages, carried_locators = carried_slots(carried)
     lob_slots = tuple(
         sorted(
             {key for unit in units for key in unit["lob_slots"]}
-            | carried_lob_slots(carried)
-            | lob_table_slots([*units, {"locator_slots": carried_locator_slots(carried)}], dictionary)
+            | carried_pages
+            | lob_table_slots(unit_locators(units) | carried_locators, dictionary)
         )
     )
     # the buckets into tasks of about equal events (a few busy slots hash unevenly), the carried-in

@@ -270,11 +270,11 @@ fn decode_events<'py>(
     }
 }
 
-/// The (obj, slot key) pairs of the row changes of an events record batch that hold an out-of-row
-/// LOB locator (`redo_core::assembly::event::locator_slots`), sorted, each once: the Spark decode's
-/// `locator_slots`. Runs without the GIL.
+/// The (obj, usn, slot) of the row changes of an events record batch that hold an out-of-row LOB
+/// locator (`redo_core::assembly::event::locator_slots`), sorted, each once: what the Spark decode
+/// reports as `locator_slots` (`lob_carry.event_slots`). Runs without the GIL.
 #[pyfunction]
-fn locator_slots(py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<Vec<(i64, i64)>> {
+fn locator_slots(py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<Vec<(i64, i64, i64)>> {
     let batch = arrow::import_batch(batch)?;
     py.detach(|| redo_core::assembly::event::locator_slots(&batch)).map_err(|e| errors::to_py(py, &e))
 }

@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from redo_lib.batches import LogEntry, Manifest, decode_unit, dictionary_at, lob_table_slots, plan_units
+from redo_lib.batches import (
+    LogEntry,
+    Manifest,
+    decode_unit,
+    dictionary_at,
+    lob_table_slots,
+    plan_units,
+    unit_locators,
+)
 from redo_lib.errors import AssemblyError
 from redo_lib.exchange import slot_keys
 from redo_lib.pipeline import describe_logs
@@ -63,7 +71,7 @@ def test_the_trim_that_writes_no_page_is_reported(lob_writes: Any) -> None:
     assert _slot(empty) not in located
     assert all(u["locator_slots"] == sorted(u["locator_slots"]) for u in units)
     # DOCS has a LOB column: the driver keeps every reported slot, the trim's among them
-    assert _slot(trim) in lob_table_slots(units, str(result.dictionary))
+    assert _slot(trim) in lob_table_slots(unit_locators(units), str(result.dictionary))
 
 
 def test_only_objects_of_tables_with_a_lob_column_are_kept(lob_writes: Any) -> None:
@@ -73,11 +81,12 @@ def test_only_objects_of_tables_with_a_lob_column_are_kept(lob_writes: Any) -> N
     assert dictionary is not None
     (docs,) = {obj for unit in units for obj, _ in unit["locator_slots"]}  # the scenario's one table
     assert {v.full_name for v in dictionary.versions(docs)} == {"APP.DOCS"}
-    unknown = [{"locator_slots": [[dictionary.objects()[-1] + 1000, 99]]}]
+    unknown = unit_locators([{"locator_slots": [[dictionary.objects()[-1] + 1000, 99]]}])
     assert lob_table_slots(unknown, location) == set()
     assert lob_table_slots(unknown, None) == set()
     # a unit result of an older staging folder has no locator_slots: none
-    assert lob_table_slots([{"lob_slots": [1]}], location) == set()
+    assert unit_locators([{"lob_slots": [1]}]) == set()
+    assert lob_table_slots(unit_locators([{"lob_slots": [1]}]), location) == set()
 
 
 def test_tables_without_lob_columns_report_no_locator(tmp_path: Path) -> None:
@@ -110,6 +119,7 @@ def test_locators_of_any_image_count_and_malformed_values_do_not(tmp_path: Path)
 
     from redo_lib.assembly.events import events_schema
     from redo_lib.format.writer import write_lob_locator, write_securefile_locator
+    from redo_lib.lob_carry import event_slots
     from redo_lib.native import native
 
     lob_id = b"\x00\x00\x00\x01\x00\x00\x00\x00\x00\x07"
@@ -129,8 +139,9 @@ def test_locators_of_any_image_count_and_malformed_values_do_not(tmp_path: Path)
         _change(11, 12, 75, [pages], "before"),  # the before image: what the row held, not what it names
     ]
     batch = pa.RecordBatch.from_pylist(rows, schema=events_schema())
+    assert native.locator_slots(batch) == [(70, 1, 2), (71, 3, 4), (72, 5, 6)]
     keys = slot_keys([1, 3, 5], [2, 4, 6]).tolist()
-    assert native.locator_slots(batch) == [(70, keys[0]), (71, keys[1]), (72, keys[2])]
+    assert event_slots(batch) == (set(), {(70, keys[0]), (71, keys[1]), (72, keys[2])})
     with pytest.raises(AssemblyError, match="no column"):
         native.locator_slots(pa.record_batch({"kind": pa.array([2], pa.int64())}))
 
@@ -143,7 +154,7 @@ def test_open_transactions_carried_in_report_their_locators(tmp_path: Path) -> N
 
     from redo_lib.assembly.events import events_schema
     from redo_lib.format.writer import write_lob_locator
-    from redo_lib.lob_carry import carried_locator_slots
+    from redo_lib.lob_carry import carried_slots
 
     pages = write_lob_locator(
         b"\x00\x00\x00\x01\x00\x00\x00\x00\x00\x07", dbas=[0x01000010], last_page_bytes=9
@@ -156,5 +167,5 @@ def test_open_transactions_carried_in_report_their_locators(tmp_path: Path) -> N
     part = tmp_path / "part-00000.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=events_schema()), part, row_group_size=2)
     keys = slot_keys([1, 5], [2, 6]).tolist()
-    assert carried_locator_slots([str(part)]) == [[70, keys[0]], [71, keys[1]]]
-    assert carried_locator_slots([]) == []
+    assert carried_slots([str(part)]) == (set(), {(70, keys[0]), (71, keys[1])})
+    assert carried_slots([]) == (set(), set())

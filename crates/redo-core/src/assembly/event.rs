@@ -467,11 +467,6 @@ pub fn events_of(batch: &RecordBatch) -> Result<Vec<ChangeEvent>> {
     Ok((0..columns.len()).map(|i| columns.event(i)).collect())
 }
 
-/// `(usn, slot)` as one int64 (Python `exchange.slot_keys`): the Spark stages' key of a slot.
-pub fn slot_key(usn: i64, slot: i64) -> i64 {
-    usn.wrapping_shl(32) | slot
-}
-
 /// Whether any value of row `i` of an image column is an out-of-row LOB locator.
 fn image_names_lob_pages(image: &ImageColumn<'_>, i: usize) -> bool {
     list_range(image.list, i).any(|j| binary_at(image.values, j).is_some_and(names_lob_pages))
@@ -483,14 +478,14 @@ fn rows_name_lob_pages(rows: &RowsColumn<'_>, i: usize) -> bool {
         .any(|j| list_range(rows.values, j).any(|k| binary_at(rows.items, k).is_some_and(names_lob_pages)))
 }
 
-/// The (obj, slot key) of the row changes of an events record batch whose after image,
+/// The (obj, usn, slot) of the row changes of an events record batch whose after image,
 /// supplemental columns or rows hold an out-of-row LOB locator (`trail::lobs::names_lob_pages`),
-/// sorted, each once. Such a transaction needs the batch's LOB pages even when it writes none (a
+/// sorted, each once (the Spark stages key a slot with Python's `exchange.slot_keys`). Such a transaction needs the batch's LOB pages even when it writes none (a
 /// `DBMS_LOB.TRIM` at a page boundary rewrites the row's locator to name pages an earlier
 /// transaction wrote): the Spark decode reports these slots and assemble gives the ones of tables
 /// with a LOB column to its LOB task. Reads the values in place; a batch of another shape is
 /// `Error::Assembly`, malformed values are simply not locators.
-pub fn locator_slots(batch: &RecordBatch) -> Result<Vec<(i64, i64)>> {
+pub fn locator_slots(batch: &RecordBatch) -> Result<Vec<(i64, i64, i64)>> {
     let [kinds, usns, slots, objs] = ["kind", "usn", "slot", "obj"].map(|name| int64(batch, name));
     let (kinds, usns, slots, objs) = (kinds?, usns?, slots?, objs?);
     let after = ImageColumn::new(batch, "after")?;
@@ -505,8 +500,11 @@ pub fn locator_slots(batch: &RecordBatch) -> Result<Vec<(i64, i64)>> {
             || image_names_lob_pages(&supp, i)
             || rows_name_lob_pages(&rows, i)
         {
-            let (usn, slot) = (int_at(usns, i).unwrap_or(0), int_at(slots, i).unwrap_or(0));
-            found.insert((int_at(objs, i).unwrap_or(0), slot_key(usn, slot)));
+            found.insert((
+                int_at(objs, i).unwrap_or(0),
+                int_at(usns, i).unwrap_or(0),
+                int_at(slots, i).unwrap_or(0),
+            ));
         }
     }
     Ok(found.into_iter().collect())
@@ -538,7 +536,6 @@ mod tests {
             lob_piece,
         ];
         let batch = events_batch(&events).unwrap();
-        assert_eq!(locator_slots(&batch).unwrap(), vec![(70, slot_key(1, 2)), (80, slot_key(5, 6))]);
-        assert_eq!(slot_key(1, 2), (1 << 32) | 2);
+        assert_eq!(locator_slots(&batch).unwrap(), vec![(70, 1, 2), (80, 5, 6)]);
     }
 }

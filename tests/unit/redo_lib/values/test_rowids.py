@@ -122,13 +122,6 @@ ROWID_VALUES = [
 ]
 
 
-@pytest.mark.parametrize(("hex_bytes", "text"), ROWID_VALUES)
-def test_rowid_value_both_ways(hex_bytes: str, text: str) -> None:
-    rowid = decode_rowid(bytes.fromhex(hex_bytes))
-    assert str(rowid) == text
-    assert encode_rowid(rowid) == bytes.fromhex(hex_bytes)
-
-
 @pytest.mark.parametrize(
     "hex_bytes",
     [
@@ -150,11 +143,16 @@ UROWIDS = [
 ]
 
 
-@pytest.mark.parametrize(("hex_bytes", "text"), UROWIDS)
-def test_urowid_both_ways(hex_bytes: str, text: str) -> None:
-    rowid = decode_urowid(bytes.fromhex(hex_bytes))
+@pytest.mark.parametrize(
+    ("codec", "hex_bytes", "text"),
+    [pytest.param("ROWID", *p.values, id=f"rowid-{p.id}") for p in ROWID_VALUES]
+    + [pytest.param("UROWID", *p.values, id=f"urowid-{p.id}") for p in UROWIDS],
+)
+def test_rowid_and_urowid_values_both_ways(codec: str, hex_bytes: str, text: str) -> None:
+    decode, encode = {"ROWID": (decode_rowid, encode_rowid), "UROWID": (decode_urowid, encode_urowid)}[codec]
+    rowid = decode(bytes.fromhex(hex_bytes))
     assert str(rowid) == text
-    assert encode_urowid(rowid) == bytes.fromhex(hex_bytes)
+    assert encode(rowid) == bytes.fromhex(hex_bytes)
 
 
 @pytest.mark.parametrize(
