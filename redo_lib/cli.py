@@ -171,33 +171,30 @@ def _jsonl_sink(out: TextIO) -> Callable[[Any], None]:
 
 
 class _ParquetSink:
-    """Staged trail batches -> ``path`` in the trail schema, ``trail_seq`` 0..n-1 in commit order;
-    written as ``path.partial`` and renamed when the decode ends well (removed when it fails)."""
+    """Staged trail batches -> ``path`` in the trail schema, ``trail_seq`` 0..n-1 in commit order,
+    written by the core (``native.TrailParquetWriter``: no ``pyarrow.parquet``, whose library and
+    column buffers cost the command 30 MB of peak RSS, docs/benchmarks.md); written as
+    ``path.partial`` and renamed when the decode ends well (removed when it fails)."""
 
     def __init__(self, path: str) -> None:
-        import pyarrow.parquet as pq
-
-        from redo_lib.trail.schema import trail_schema
+        from redo_lib.native import native
 
         os.makedirs(os.path.dirname(path), exist_ok=True)
         self._path, self._partial = path, path + ".partial"
-        self._writer = pq.ParquetWriter(self._partial, trail_schema())
-        self._first = 0
+        self._writer = native.TrailParquetWriter(self._partial)
 
     def __call__(self, batch: Any) -> None:
-        from redo_lib.trail.schema import numbered_trail_batch
-
-        self._writer.write_batch(numbered_trail_batch(batch, self._first), row_group_size=64 * 1024)
-        self._first += batch.num_rows
+        self._writer.write(batch)
 
     def __enter__(self) -> _ParquetSink:
         return self
 
     def __exit__(self, kind: object, *exc: object) -> None:
-        self._writer.close()
         if kind is None:
+            self._writer.close()
             os.replace(self._partial, self._path)
         else:
+            del self._writer  # the file is closed unfinished, then removed
             os.remove(self._partial)
 
 

@@ -168,17 +168,19 @@ def to_arrow(
 
 
 def numbered_trail_batch(staged: Any, first: int) -> Any:
-    """A record batch of the core's staged trail (``native.staged_trail_schema()``) as one of
-    :func:`trail_schema`, its ``trail_seq`` ``first``, ``first + 1``, ...: what ``decode --format
-    parquet`` writes, no Python object per row."""
+    """A record batch (or a table) of the core's staged trail (``native.staged_trail_schema()``) as one of
+    :func:`trail_schema`, its ``trail_seq`` ``first``, ``first + 1``, ...: the core's
+    (``redo_core::trail::parquet_out::numbered_trail_batch``, what ``decode --format parquet``
+    writes), no Python object per row. A missing trail field or one of another type is an
+    ``AssemblyError`` naming it."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    schema = trail_schema()
-    n = staged.num_rows
-    # first, first + 1, ... as the running sum of first, 1, 1, ...: no Python value converted
-    # (pyarrow converts one through pandas)
-    steps = first.to_bytes(8, "little", signed=True) + (1).to_bytes(8, "little") * (n - 1)
-    seq = pc.cumulative_sum(pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(steps)]))
-    staged = staged.set_column(staged.schema.get_field_index("trail_seq"), "trail_seq", seq)
-    return staged.select(schema.names).cast(schema)
+    from redo_lib.native import native
+
+    if isinstance(staged, pa.Table):  # a table in, a table out: its batches numbered on
+        out, n = [], first
+        for batch in staged.to_batches():
+            out.append(pa.record_batch(native.numbered_trail_batch(batch, n)))
+            n += batch.num_rows
+        return pa.Table.from_batches(out, schema=trail_schema())
+    return pa.record_batch(native.numbered_trail_batch(staged, first))

@@ -10,6 +10,7 @@ mod emit;
 mod errors;
 mod jsonl;
 mod mirror;
+mod parquet_out;
 mod stage;
 mod values;
 
@@ -329,5 +330,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mirror::fold_schema, m)?)?;
     m.add_function(wrap_pyfunction!(mirror::partition_segments, m)?)?;
     m.add_function(wrap_pyfunction!(jsonl::render_jsonl, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet_out::numbered_trail_batch, m)?)?;
+    m.add_class::<parquet_out::TrailParquetWriter>()?;
     Ok(())
 }

@@ -10,6 +10,7 @@ pub mod emit;
 pub mod jsonl;
 pub mod lob_carry;
 pub mod lobs;
+pub mod parquet_out;
 pub mod rows;
 pub mod schema;
 pub mod securefile;
