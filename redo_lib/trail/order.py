@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, final
 
-from redo_lib.errors import AssemblyError
+from redo_lib.errors import AssemblyError, Position
 
 DEFAULT_BUDGET = 16 << 20  # bytes of Arrow rows held before a sorted buffer goes to a run
 #: :class:`CommitStream`'s: the rows it holds are the few commits of one LWN, unless one is a large
@@ -259,10 +259,14 @@ class CommitStream:
 
             lowest = pc.min(batch.column(self.keys[0])).as_py()
             if lowest is not None and lowest < self._released_below:
+                at = pc.index(batch.column(self.keys[0]), lowest).as_py()
+                key = {name: batch.column(name)[at].as_py() for name in self.keys}
                 raise AssemblyError(
                     f"a transaction committing at SCN {lowest} was emitted after the rows committed "
                     f"below SCN {self._released_below} were written: a record below its LWN's SCN "
-                    "(redo-format §3.3); the trail would be out of commit order"
+                    "(redo-format §3.3); the trail would be out of commit order",
+                    position=_commit_position(key),
+                    **{k: v for k, v in key.items() if k not in _POSITION_KEYS},
                 )
         self.rows += batch.num_rows
         self._held.add(batch)
@@ -306,6 +310,14 @@ class CommitStream:
 
 
 _MAX_KEY = (1 << 63) - 1
+#: the staged trail's keys that place a commit record in the redo (``pipeline.ORDER_FIELDS``)
+_POSITION_KEYS = {"order_seq": "sequence", "order_block": "block", "order_offset": "offset"}
+
+
+def _commit_position(key: dict[str, Any]) -> Position:
+    """Where the commit of a row with these keys is, when they are the staged trail's (its log's
+    sequence, block and offset; the thread goes into the details), else nowhere known."""
+    return Position(**{field: key[name] for name, field in _POSITION_KEYS.items() if name in key})
 
 
 @dataclass(frozen=True, slots=True)

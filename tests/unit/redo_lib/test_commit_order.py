@@ -154,10 +154,27 @@ def test_a_commit_below_a_released_bound_is_refused_not_misordered() -> None:
     stream.release(10)
     assert sent == [(5, 0)]
     stream.add(_batches([(10, 2)], 1)[0])  # at the bound: may still come
-    with pytest.raises(AssemblyError, match="SCN 9 .* below SCN 10"):
+    with pytest.raises(AssemblyError, match="SCN 9 .* below SCN 10") as caught:
         stream.add(_batches([(9, 3)], 1)[0])
+    assert caught.value.details["k2"] == 3  # the offending row's keys
     stream.finish()
     assert sent == [(5, 0), (10, 2), (12, 1)]
+
+
+def test_a_commit_below_a_released_bound_names_where_its_commit_is() -> None:
+    """With the staged trail's keys, the error names the commit record's log sequence, block and
+    offset (and its thread), as every error about the redo does."""
+    keys = ("order_scn", "order_thread", "order_seq", "order_block", "order_offset", "order_index")
+    schema = pa.schema([(k, pa.int64()) for k in keys])
+    stream = CommitStream(schema, keys, lambda b: None)
+    row = {"order_thread": 2, "order_seq": 41, "order_block": 1234, "order_offset": 16, "order_index": 0}
+    stream.add(pa.RecordBatch.from_pylist([{"order_scn": 20, **row}], schema=schema))
+    stream.release(30)
+    with pytest.raises(AssemblyError) as caught:
+        stream.add(pa.RecordBatch.from_pylist([{"order_scn": 25, **row}], schema=schema))
+    position = caught.value.position
+    assert (position.sequence, position.block, position.offset) == (41, 1234, 16)
+    assert caught.value.details["order_thread"] == 2
 
 
 def test_the_decode_sends_rows_before_the_end_of_the_input(tmp_path: Path) -> None:
