@@ -34,7 +34,7 @@ from redo_lib.assembly.events import (
     events_from_arrow,
     events_schema,
 )
-from redo_lib.dictionary import DictionaryHistory, load_dictionary
+from redo_lib.dictionary import DictionaryDocument, DictionaryHistory, dictionary_document
 from redo_lib.errors import ErrorPolicy, LogSetError, Position, RedoError, locate
 from redo_lib.format.model import LogHeader
 from redo_lib.format.native_records import parse_header
@@ -42,7 +42,7 @@ from redo_lib.report import DecodeReport
 from redo_lib.storage.sources import LocalFileSource
 from redo_lib.trail.emit import EmitOptions
 from redo_lib.trail.model import TrailRecord
-from redo_lib.unsupported import unsupported_report
+from redo_lib.unsupported import core_tables_of, unsupported_report
 
 HEADER_BYTES = 2 * 4096  # block 0 + block 1 at the largest block size (redo-format §1.3)
 #: Change events the transaction table keeps in memory per transaction before spilling the older ones
@@ -522,7 +522,7 @@ def decode_logs(
     The logs are one set (``check_log_set``: one database, one incarnation, no duplicate and, unless
     ``allow_gaps``, no missing sequence), checked before a byte of redo is decoded."""
     if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
-        dictionary = load_dictionary(Path(dictionary))
+        dictionary = dictionary_document(Path(dictionary))  # parsed by the core alone
     refs = describe_logs(locations, allow_gaps=allow_gaps)
     report = DecodeReport()
     return assemble_batches(
@@ -582,7 +582,7 @@ def decode_dumps(
     from redo_lib.dump import parse_dump
 
     if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
-        dictionary = load_dictionary(Path(dictionary))
+        dictionary = dictionary_document(Path(dictionary))  # parsed by the core alone
     dumps = []
     for loc in locations:
         source = open_source(loc)
@@ -620,7 +620,7 @@ ORDER_FIELDS = ("order_scn", "order_thread", "order_seq", "order_block", "order_
 
 def assemble_and_emit(
     events: Iterable[ChangeEvent],
-    dictionary: DictionaryHistory | None = None,
+    dictionary: DictionaryHistory | DictionaryDocument | None = None,
     *,
     carried: Iterable[ChangeEvent] = (),
     options: EmitOptions | None = None,
@@ -679,7 +679,7 @@ def iter_batch_arrow(
 
 def assemble_batches(
     batches: Iterable[Any],
-    dictionary: DictionaryHistory | None = None,
+    dictionary: DictionaryHistory | DictionaryDocument | None = None,
     *,
     carried: Iterable[ChangeEvent] = (),
     options: EmitOptions | None = None,
@@ -715,8 +715,7 @@ def assemble_batches(
     from redo_lib.trail.schema import from_row
 
     table = native.TransactionTable(memory_limit=memory_limit, policy=policy.value, hold_from=hold_from)
-    json_text = dictionary.to_json() if dictionary is not None else None
-    emitter = native.Emitter(json_text, **dataclasses.asdict(options or EmitOptions()))
+    emitter = _emitter(native, dictionary, options)
     read_carried_lobs(emitter, carried_lobs)
     stage = native.Assembler(table, emitter, chunk=chunk)
     trail: list[TrailRecord] = []
@@ -755,8 +754,15 @@ def assemble_batches(
     counts = stage_counts(stage, table, emitter)  # after the LOB carry-out: it counts its pages
     report = report or DecodeReport()
     # captured tables whose changes the decoder detected but cannot read (docs/data-quality.md)
+    history, table_of = dictionary, None
+    if isinstance(dictionary, DictionaryDocument):
+        # the tables asked of the core's dictionary; the Python model only for the type names of
+        # columns the decoder could not render (a rare decode)
+        table_of = core_tables_of(emitter, (obj for _, obj in report.unsupported_vectors))
+        history = dictionary.history() if counts["unrenderable"] else None
     counts["unsupported"] = unsupported_report(
-        vectors=report.unsupported_vectors, unsupported_ops=counts["unsupported_ops"], dictionary=dictionary,
+        vectors=report.unsupported_vectors, unsupported_ops=counts["unsupported_ops"], dictionary=history,
+        table_of=table_of,
         captured=emitter.captured, unrenderable=counts["unrenderable"],
         unrenderable_ops=counts["unrenderable_ops"], unrenderable_out_of_scope=counts["unrenderable_out_of_scope"],
     )  # fmt: skip
@@ -772,6 +778,20 @@ def assemble_batches(
         counts=counts,
         streamed=None if sink is None else order.released,
     )
+
+
+def _emitter(
+    native: Any, dictionary: DictionaryHistory | DictionaryDocument | None, options: EmitOptions | None
+) -> Any:
+    """The core's emitter over ``dictionary`` (a document's text as it is; a history's ``to_json``);
+    the core's error about a document names its file."""
+    keywords = dataclasses.asdict(options or EmitOptions())
+    if not isinstance(dictionary, DictionaryDocument):
+        return native.Emitter(dictionary.to_json() if dictionary is not None else None, **keywords)
+    try:
+        return native.Emitter(dictionary.text, **keywords)
+    except RedoError as exc:
+        raise locate(exc, file=dictionary.name) from None
 
 
 def _constant_bools(flag: bool, n: int) -> Any:

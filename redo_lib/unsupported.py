@@ -31,6 +31,7 @@ check, contract rule 2: a captured change is missing from the trail); outside it
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from redo_lib.dictionary import DictionaryHistory, TableVersion
@@ -107,6 +108,28 @@ def parse_vector_counts(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class TableStorage:
+    """What the report looks up of a table: its names and its storage attributes."""
+
+    owner: str
+    name: str
+    encrypted: bool = False
+    compress_for: str | None = None
+    iot_type: str | None = None
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+
+def core_tables_of(emitter: Any, objs: Iterable[int]) -> Callable[[int], TableStorage | None]:
+    """``table_of`` for :func:`unsupported_report` from the core emitter's dictionary
+    (``native.Emitter.tables_of``): the objects of ``objs`` that are a table's."""
+    found = {obj: TableStorage(*entry) for obj, entry in emitter.tables_of(sorted(set(objs))).items()}
+    return found.get
+
+
 def _table_of(dictionary: DictionaryHistory) -> Callable[[int], TableVersion | None]:
     """obj -> the last version of the table it is (object, data object, a partition's either)."""
     index: dict[int, TableVersion] = {}
@@ -136,6 +159,7 @@ def unsupported_report(
     unsupported_ops: Mapping[str, Mapping[str, int]],
     dictionary: DictionaryHistory | None,
     captured: Callable[[str, str], bool],
+    table_of: Callable[[int], Any] | None = None,
     unrenderable: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
     unrenderable_ops: Mapping[str, Mapping[str, int]] | None = None,
     unrenderable_out_of_scope: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
@@ -151,7 +175,10 @@ def unsupported_report(
     -> row changes) and ``unrenderable_ops`` the row changes of ``unsupported_ops`` they are (the
     rest are OLTP-compressed). An unrenderable kind's entry lists its ``columns`` (type, type code,
     changes); ``columns_out_of_scope`` (when there are some) counts per
-    ``OWNER.TABLE.COLUMN`` the row changes whose value was left out or whose table is not captured."""
+    ``OWNER.TABLE.COLUMN`` the row changes whose value was left out or whose table is not captured.
+    ``table_of`` (obj -> the table it is, with ``owner``, ``name``, ``full_name`` and the storage
+    attributes; ``None``: no table's) replaces ``dictionary``'s look-up: the decode command asks
+    the core's dictionary (:func:`core_tables_of`)."""
     tables: dict[str, dict[str, dict[str, Any]]] = {}
     out_of_scope: dict[str, dict[str, int]] = {}
 
@@ -167,8 +194,9 @@ def unsupported_report(
         if table is not None:
             entry["storage"] = _storage(table)
 
-    if dictionary is not None:
+    if table_of is None and dictionary is not None:
         table_of = _table_of(dictionary)
+    if table_of is not None:
         for (vector_kind, obj), n in sorted(vectors.items()):
             table = table_of(obj)
             if table is None:

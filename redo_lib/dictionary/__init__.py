@@ -10,7 +10,13 @@ Layer 2: built on ``errors`` and ``values``; nothing upstream of it is imported.
 """
 
 from redo_lib.dictionary.history import FORMAT_NAME, FORMAT_VERSION, SYS_TABLES, DictionaryHistory, SysRows
-from redo_lib.dictionary.load import load_dictionary, load_olr_checkpoint, load_redotrail_json
+from redo_lib.dictionary.load import (
+    DictionaryDocument,
+    dictionary_document,
+    load_dictionary,
+    load_olr_checkpoint,
+    load_redotrail_json,
+)
 from redo_lib.dictionary.model import (
     ColumnDef,
     KeyConstraint,
@@ -26,6 +32,8 @@ from redo_lib.dictionary.model import (
 )
 
 __all__ = [
+    "DictionaryDocument",
+    "dictionary_document",
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "SYS_TABLES",

@@ -268,6 +268,33 @@ impl Emitter {
         with_rows(py, result, &mut out)
     }
 
+    /// Of `objs`, those that are a table of the dictionary (its object, its data object, or either
+    /// of one of its partitions), each with the last version's `(owner, name, encrypted,
+    /// compress_for, iot_type)`: what the unsupported-storage report looks up
+    /// (`redo_lib.unsupported`), asked of the dictionary the core parsed.
+    #[allow(clippy::type_complexity)]
+    fn tables_of(
+        &self,
+        objs: Vec<i64>,
+    ) -> BTreeMap<i64, (String, String, bool, Option<String>, Option<String>)> {
+        let wanted: BTreeSet<i64> = objs.into_iter().collect();
+        let mut out = BTreeMap::new();
+        for version in self.inner.dictionary().into_iter().flat_map(|d| d.iter()) {
+            let segments = version.partitions.iter().flat_map(|&(obj, dataobj)| [Some(obj), dataobj]);
+            for id in [Some(version.obj), version.dataobj].into_iter().chain(segments).flatten() {
+                if wanted.contains(&id) {
+                    // by object id then SCN: the last version wins, as in Python's look-up
+                    let storage = (version.encrypted, version.compress_for.clone(), version.iot_type.clone());
+                    out.insert(
+                        id,
+                        (version.owner.clone(), version.name.clone(), storage.0, storage.1, storage.2),
+                    );
+                }
+            }
+        }
+        out
+    }
+
     /// The named counters (as the Python emitter's `Counter`).
     #[getter]
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
