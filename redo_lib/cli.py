@@ -110,7 +110,7 @@ def _stats_text(header: LogHeader, name: str, report: DecodeReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-STATS_RANGE_BYTES = 16 << 20  # the range `stats` decodes between two moves of the progress bar
+STATS_RANGE_BYTES = 16 << 20  # the range `stats` counts between two moves of the progress bar
 
 
 def cmd_stats(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -119,14 +119,15 @@ def cmd_stats(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.s
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--progress", action="store_true", help="progress bar on stderr even when not a tty")
     args = parser.parse_args(argv)
-    from redo_lib.pipeline import decode_range_arrow  # the Rust core; keeps `dump` start-up lean
+    # the counts alone, from the core's walk (no event built), a lean module: no pyarrow at start-up
+    from redo_lib.storage import LocalFileSource
+    from redo_lib.windows import LogWindows, count_range
 
-    source, header = _open(args.log)
+    log = LogWindows.of(LocalFileSource(args.log))
+    source, header = log.source, log.header
     report = DecodeReport()
     policy = ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE
-    end = header.nab if header.nab != 0xFFFFFFFF else max(source.size // header.block_size, 2)
-    stop = end if args.last_block is None else min(args.last_block, end)
-    step = max(STATS_RANGE_BYTES // header.block_size, 1)
+    stop = log.end if args.last_block is None else min(args.last_block, log.end)
     bar = Progress(
         f"stats {os.path.basename(source.name)}",
         total=stop,
@@ -136,11 +137,9 @@ def cmd_stats(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.s
     )
     with source, bar:
         # block ranges (each record once, redo-format §3.1) so the progress bar moves
-        for first in range(max(args.first_block, 2), max(stop, 3), step):
-            last = min(first + step, stop) if args.last_block is not None or first + step < stop else None
-            for _ in decode_range_arrow(source, first, last, policy=policy, report=report):
-                pass
-            bar.update(min(first + step, stop))
+        for first, last in log.steps(args.first_block, args.last_block, STATS_RANGE_BYTES):
+            count_range(log, first, last, policy=policy, report=report)
+            bar.update(last)
     if args.json:
         doc = {"log": source.name, "thread": header.thread, "sequence": header.sequence, **report.to_dict()}
         out.write(json.dumps(doc, indent=2) + "\n")
@@ -158,16 +157,16 @@ def _release_freed_memory() -> None:
     pa.set_memory_pool(pa.system_memory_pool())
 
 
-def _jsonl_sink(out: TextIO) -> Callable[[Any], None]:
-    """Staged trail batches -> JSON lines on ``out``, rendered by the core (``render_jsonl``: the
-    bytes json.dumps(record.to_dict()) gives, ASCII only), a record batch at a time."""
-    from redo_lib.native import native
-
+def _text_sink(out: TextIO, render: Callable[[Any], bytes], head: str = "") -> Callable[[Any], None]:
+    """Staged trail batches -> text on ``out`` (after ``head``), rendered by the core a record batch
+    at a time (``render``: ``native.render_jsonl`` or ``native.render_table``, UTF-8 bytes)."""
     binary = getattr(out, "buffer", None)
     out.flush()
     if binary is not None:
-        return lambda batch: binary.write(native.render_jsonl(batch))
-    return lambda batch: out.write(native.render_jsonl(batch).decode("ascii"))
+        binary.write(head.encode())
+        return lambda batch: binary.write(render(batch))
+    out.write(head)
+    return lambda batch: out.write(render(batch).decode())
 
 
 class _ParquetSink:
@@ -226,8 +225,11 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
         "--format",
         choices=("jsonl", "table", "parquet"),
         default="jsonl",
-        help="jsonl (default): one JSON object per trail record; table: for people; parquet: the trail "
-        "schema (what the pipeline's trail/ holds; DuckDB, Spark, pyarrow read it) into --out",
+        help="jsonl (default): one JSON object per trail record (json.dumps's text, ASCII); table: for "
+        "people, a line per record (XID, COMMIT SCN, IND, OP, TABLE, ROWID, COLUMNS as name=value: values "
+        'double-quoted with JSON escapes for ", \\ and control characters, other characters as they are, '
+        "SQL NULL as NULL); parquet: the trail schema (what the pipeline's trail/ holds; DuckDB, Spark, "
+        "pyarrow read it) into --out",
     )
     parser.add_argument("--out", metavar="DIR", help="with --format parquet: the folder for trail.parquet")
     parser.add_argument("--emit-unknown", action="store_true", help="also emit objects the dictionary lacks")
@@ -256,15 +258,19 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
     (kind,) = kinds
     size = sum(os.path.getsize(log) for log in args.logs if os.path.isfile(log))
     # the decode is one call: a pulsing bar with the elapsed time, on a terminal only; the rows are
-    # written as transactions commit (a sink), except for `table` (TrailRecords)
+    # written as transactions commit (a sink), rendered by the core (no Python object per row)
+    from redo_lib.native import native
+
     _release_freed_memory()
     with contextlib.ExitStack() as stack:
-        sink = None
+        sink: Callable[[Any], None]
         if args.format == "parquet":
             path = os.path.join(args.out, "trail.parquet")
             sink = stack.enter_context(_ParquetSink(path))
         elif args.format == "jsonl":
-            sink = _jsonl_sink(out)
+            sink = _text_sink(out, native.render_jsonl)
+        else:
+            sink = _text_sink(out, native.render_table, native.table_header())
         with Progress(
             f"decode {len(args.logs)} {'dumps' if kind == 'dump' else 'logs'} ({size / 1e6:.1f} MB)",
             stream=err,
@@ -280,18 +286,8 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
             )
     if args.format == "parquet":
         err.write(f"trail written to {path}\n")
-    elif args.format == "jsonl":
-        getattr(out, "buffer", out).flush()
     else:
-        out.write(
-            f"{'XID':<12} {'COMMIT SCN':>12} {'IND':>3} {'OP':<9} {'TABLE':<30} {'ROWID':<18} COLUMNS\n"
-        )
-        for r in result.trail:
-            table = f"{r.owner}.{r.table}" if r.owner else r.table
-            cols = ", ".join(f"{k}={v!r}" for k, v in r.columns)
-            out.write(
-                f"{r.xid:<12} {r.commit_scn:>12} {int(r.trans_ind):>3} {r.op:<9} {table:<30} {r.rowid:<18} {cols}\n"
-            )
+        getattr(out, "buffer", out).flush()
     summary = result.summary()
     if args.summary:
         err.write(json.dumps(summary, indent=2) + "\n")

@@ -39,26 +39,19 @@ from redo_lib.errors import ErrorPolicy, LogSetError, Position, RedoError, locat
 from redo_lib.format.model import LogHeader
 from redo_lib.format.native_records import parse_header
 from redo_lib.report import DecodeReport
-from redo_lib.storage.sources import LocalFileSource
 from redo_lib.trail.emit import EmitOptions
 from redo_lib.trail.model import TrailRecord
 from redo_lib.unsupported import core_tables_of, unsupported_report
+from redo_lib.windows import HEADER_BYTES as HEADER_BYTES
+from redo_lib.windows import STEP_BYTES as STEP_BYTES
+from redo_lib.windows import TAIL_BYTES as TAIL_BYTES
+from redo_lib.windows import LogWindows
+from redo_lib.windows import open_source as open_source
 
-HEADER_BYTES = 2 * 4096  # block 0 + block 1 at the largest block size (redo-format §1.3)
 #: Change events the transaction table keeps in memory per transaction before spilling the older ones
 #: to a temporary file (the core's default too: ``redo_core::assembly::DEFAULT_MEMORY_LIMIT``);
 #: ``memory_limit`` of ``decode_logs``, ``assemble_batches`` and ``batches.assemble_stream``.
 DEFAULT_MEMORY_LIMIT = 50_000
-
-
-def open_source(location: str | os.PathLike[str]) -> Any:
-    """A byte source for a local path or an ``s3://`` URL (ranged GETs)."""
-    text = os.fspath(location)
-    if text.startswith("s3://"):
-        from redo_lib.storage.s3 import S3Source
-
-        return S3Source(text)
-    return LocalFileSource(text)
 
 
 def read_header(source: Any) -> LogHeader:
@@ -82,12 +75,6 @@ def decode_range(
         yield from events_from_arrow(batch)
 
 
-#: Bytes read past a range's last block at first, for the records that start in it and end after
-#: it; a record longer than that makes the core ask for more (``NeedData``), and the window grows.
-TAIL_BYTES = 1 << 20
-#: The most of a range one call of the core decodes: what bounds a decode's memory. The size of a
-#: Spark decode unit (``batches.DEFAULT_RANGE_BYTES``), so a unit is one walk of the reader.
-STEP_BYTES = 64 << 20
 #: the step of the single-process decode (``iter_batch_arrow``: the ``decode`` command, ``decode_logs``)
 SINGLE_STEP_BYTES = 8 << 20
 
@@ -118,64 +105,27 @@ def decode_range_arrow(
     counts go into ``report``, the row changes by (object, operation) into ``row_changes``.
     ``location`` may also be an open byte source (``read``, ``name``, ``size``). ``watermarks``: a
     ``trail.order.Watermark`` after each step's batches (the SCN no later event is below)."""
-    from redo_lib.native import native
-
-    source = open_source(location) if isinstance(location, str | os.PathLike) else location
-    probe = source.read(0, HEADER_BYTES)
-    try:
-        header = parse_header(probe, source.name)
-    except RedoError as exc:
-        raise locate(exc, file=source.name) from None
-    size = header.block_size
-    end = header.nab if header.nab != 0xFFFFFFFF else max(source.size // size, 2)
-    first = max(first_block, 2)
-    stop = end if last_block is None else min(last_block, end)
-    step = max(step_bytes // size, 1)
-    for start in range(first, stop, step):
-        yield from _decode_step(
-            native, source, header, probe, start, min(start + step, stop), end,
-            policy=policy, report=report, row_changes=row_changes, chunk=chunk, tail=max(tail_bytes // size, 1),
-            watermarks=watermarks,
-        )  # fmt: skip
-
-
-def _decode_step(
-    native: Any, source: Any, header: LogHeader, probe: bytes, first: int, stop: int, end: int, *,
-    policy: ErrorPolicy, report: DecodeReport | None, row_changes: Counter[tuple[int, str]] | None,
-    chunk: int, tail: int, watermarks: bool = False,
-) -> Iterator[Any]:  # fmt: skip
-    """One step of :func:`decode_range_arrow`: blocks [first, stop) from a window of the log."""
     import pyarrow as pa
 
-    size = header.block_size
-    lo = 2 if first == 2 else max(2, first - max(header.largest_lwn, 1))
-    hi = min(end, stop + tail)
-    while True:
-        data = source.read(lo * size, (hi - lo) * size)
-        more = hi < end and len(data) == (hi - lo) * size
-        outcome = native.decode_events(
-            data, header=probe, base=lo, more=more, first_block=first, last_block=stop,
-            policy=policy.value, name=source.name, chunk=chunk,
-        )  # fmt: skip
-        if outcome[0] == "done":
-            break
-        _, need_from, need_to = outcome
-        lo = min(lo, need_from)
-        hi = min(end, max(hi + (hi - first), need_to + tail))
-    del data
-    _, native_batches, counts = outcome
-    if report is not None:
-        report.add_counts(counts)
-    if row_changes is not None:
-        for obj, op, n in counts["row_changes"]:
-            row_changes[(obj, op)] += n
-    for batch in native_batches:
-        if len(batch):
-            yield pa.record_batch(batch)
-    if watermarks and counts["lwn_scn"] is not None:
-        from redo_lib.trail.order import Watermark
+    from redo_lib.native import native
 
-        yield Watermark(counts["lwn_scn"])
+    log = LogWindows.of(location)
+    for first, stop in log.steps(first_block, last_block, step_bytes):
+        _, native_batches, counts = log.call(
+            native.decode_events, first, stop, tail_bytes=tail_bytes, policy=policy.value, chunk=chunk
+        )
+        if report is not None:
+            report.add_counts(counts)
+        if row_changes is not None:
+            for obj, op, n in counts["row_changes"]:
+                row_changes[(obj, op)] += n
+        for batch in native_batches:
+            if len(batch):
+                yield pa.record_batch(batch)
+        if watermarks and counts["lwn_scn"] is not None:
+            from redo_lib.trail.order import Watermark
+
+            yield Watermark(counts["lwn_scn"])
 
 
 @dataclass(frozen=True, slots=True)

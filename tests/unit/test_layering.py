@@ -33,6 +33,7 @@ LAYERS = {
     "db2": 3,
     "storage": 0,  # side: may import layer 0 only, and nothing in layers 1-4 imports it
     "pipeline": 9,
+    "windows": 9,  # the I/O loop of the core's range calls (pipeline's and stats'), lean: no pyarrow
     "discovery": 9,
     "batches": 9,
     "batch_dictionary": 9,

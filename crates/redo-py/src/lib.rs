@@ -192,10 +192,11 @@ fn events_schema() -> arrow::ArrowSchema {
     arrow::ArrowSchema::new(redo_core::arrow::events_schema())
 }
 
+/// The counts of a walk (`report.DecodeReport.add_counts`): the report's counters, the skipped
+/// errors, the damaged ranges, the SCN of the LWN the walk ended in.
 fn tally_dict<'py>(py: Python<'py>, d: &redo_core::decode::Decoded) -> PyResult<Bound<'py, PyDict>> {
     let t = &d.tally;
     let out = PyDict::new(py);
-    out.set_item("events", d.events)?;
     out.set_item("lwn_scn", d.lwn_scn)?;
     out.set_item("records", t.records)?;
     out.set_item("bytes", t.bytes)?;
@@ -208,10 +209,6 @@ fn tally_dict<'py>(py: Python<'py>, d: &redo_core::decode::Decoded) -> PyResult<
         "unsupported_vectors",
         t.unsupported.iter().map(|((kind, obj), n)| (*kind, *obj, *n)).collect::<Vec<_>>(),
     )?;
-    out.set_item(
-        "row_changes",
-        d.row_changes.iter().map(|((obj, op), n)| (*obj, *op, *n)).collect::<Vec<_>>(),
-    )?;
     let skipped = d.damage.skipped.iter().map(|e| errors::to_py(py, e).into_value(py)).collect::<Vec<_>>();
     out.set_item("skipped", skipped)?;
     let ranges = d
@@ -222,6 +219,30 @@ fn tally_dict<'py>(py: Python<'py>, d: &redo_core::decode::Decoded) -> PyResult<
         .collect::<PyResult<Vec<_>>>()?;
     out.set_item("corrupt_ranges", ranges)?;
     Ok(out)
+}
+
+/// Decode a window of one log (`decode_window`) without the GIL: the outcome, or the core error.
+#[allow(clippy::too_many_arguments)]
+fn run_window(
+    py: Python<'_>,
+    data: &[u8],
+    header: Option<&[u8]>,
+    base: u32,
+    more: bool,
+    range: redo_core::decode::Range<'_>,
+    build: redo_core::decode::Build,
+) -> PyResult<redo_core::decode::Outcome> {
+    let probe = header.unwrap_or(data);
+    let probe = &probe[..probe.len().min(redo_core::HEADER_PROBE_SIZE)];
+    let outcome = py.detach(|| {
+        let header = redo_core::parse_log_header(probe, range.name)?;
+        redo_core::decode::decode_window(data, base, more, &header, range, build)
+    });
+    outcome.map_err(|e| errors::to_py(py, &e))
+}
+
+fn need_tuple<'py>(py: Python<'py>, from: u32, to: u32) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, ["need".into_bound_py_any(py)?, from.into_bound_py_any(py)?, to.into_bound_py_any(py)?])
 }
 
 /// Change events of the records that start in blocks [first_block, last_block) of one log, from a
@@ -246,27 +267,50 @@ fn decode_events<'py>(
     name: Option<&str>,
     chunk: usize,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    use redo_core::decode::{decode_window, Outcome, Range};
-    let policy = policy_of(policy)?;
-    let probe = header.unwrap_or(data);
-    let probe = &probe[..probe.len().min(redo_core::HEADER_PROBE_SIZE)];
-    let outcome = py.detach(|| {
-        let header = redo_core::parse_log_header(probe, name)?;
-        let range = Range { first_block, last_block, policy, name };
-        decode_window(data, base, more, &header, range, chunk)
-    });
-    match outcome.map_err(|e| errors::to_py(py, &e))? {
-        Outcome::NeedData(from, to) => PyTuple::new(
-            py,
-            ["need".into_bound_py_any(py)?, from.into_bound_py_any(py)?, to.into_bound_py_any(py)?],
-        ),
+    use redo_core::decode::{Build, Outcome, Range};
+    let range = Range { first_block, last_block, policy: policy_of(policy)?, name };
+    match run_window(py, data, header, base, more, range, Build::Events { chunk })? {
+        Outcome::NeedData(from, to) => need_tuple(py, from, to),
         Outcome::Done(decoded) => {
             let counts = tally_dict(py, &decoded)?;
+            counts.set_item("events", decoded.events)?;
+            counts.set_item(
+                "row_changes",
+                decoded.row_changes.iter().map(|((obj, op), n)| (*obj, *op, *n)).collect::<Vec<_>>(),
+            )?;
             let batches = PyList::empty(py);
             for batch in decoded.batches {
                 batches.append(Bound::new(py, arrow::ArrowBatch::new(batch))?)?;
             }
             PyTuple::new(py, ["done".into_bound_py_any(py)?, batches.into_any(), counts.into_any()])
+        }
+    }
+}
+
+/// The counts of `decode_events` alone, from the same reader walk with the same counters, skips
+/// and damaged ranges, no event built (the `stats` command): `("done", counts)` (`counts` without
+/// `events` and `row_changes`), or `("need", from_block, to_block)` as `decode_events`. Runs
+/// without the GIL.
+#[pyfunction]
+#[pyo3(signature = (data, *, header=None, base=0, more=false, first_block=2, last_block=None, policy="raise", name=None))]
+#[allow(clippy::too_many_arguments)]
+fn decode_counts<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    header: Option<&[u8]>,
+    base: u32,
+    more: bool,
+    first_block: u32,
+    last_block: Option<u32>,
+    policy: &str,
+    name: Option<&str>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    use redo_core::decode::{Build, Outcome, Range};
+    let range = Range { first_block, last_block, policy: policy_of(policy)?, name };
+    match run_window(py, data, header, base, more, range, Build::Counts)? {
+        Outcome::NeedData(from, to) => need_tuple(py, from, to),
+        Outcome::Done(decoded) => {
+            PyTuple::new(py, ["done".into_bound_py_any(py)?, tally_dict(py, &decoded)?.into_any()])
         }
     }
 }
@@ -310,6 +354,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(raise_core_error, m)?)?;
     m.add_function(wrap_pyfunction!(events_schema, m)?)?;
     m.add_function(wrap_pyfunction!(decode_events, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_counts, m)?)?;
     m.add_function(wrap_pyfunction!(locator_slots, m)?)?;
     m.add_function(wrap_pyfunction!(values::render_value, m)?)?;
     m.add_function(wrap_pyfunction!(values::render_values, m)?)?;
@@ -332,5 +377,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jsonl::render_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_out::numbered_trail_batch, m)?)?;
     m.add_class::<parquet_out::TrailParquetWriter>()?;
+    m.add_function(wrap_pyfunction!(jsonl::render_table, m)?)?;
+    m.add_function(wrap_pyfunction!(jsonl::table_header, m)?)?;
     Ok(())
 }

@@ -59,11 +59,13 @@ def rust_events(
     data: bytes, first: int = 2, last: int | None = None, policy: ErrorPolicy = ErrorPolicy.RAISE,
     name: str = "log", tail_bytes: int | None = None, step_bytes: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """Events (Arrow rows), the report and the row-change counts of ``decode_range_arrow``."""
+    """Events (Arrow rows), the report and the row-change counts of ``decode_range_arrow``; the
+    counts alone (``windows.count_range``, the ``stats`` command's) are checked to be its report."""
     import pyarrow as pa
 
     from redo_lib.batches import events_schema
     from redo_lib.pipeline import STEP_BYTES, TAIL_BYTES, decode_range_arrow
+    from redo_lib.windows import count_range
 
     report = DecodeReport()
     decoded: Counter[tuple[int, str]] = Counter()
@@ -83,6 +85,10 @@ def rust_events(
     for batch in batches:
         assert batch.schema.equals(events_schema()) and batch.num_rows <= 97
     rows = pa.Table.from_batches(batches, schema=events_schema()).to_pylist()
+    counted = DecodeReport()
+    steps = {"tail_bytes": tail_bytes or TAIL_BYTES, "step_bytes": step_bytes or STEP_BYTES}
+    count_range(BytesSource(data, name), first, last, policy=policy, report=counted, **steps)
+    assert counted.to_dict() == report.to_dict()
     return {"events": rows, "report": report.to_dict(), "decoded": sorted(decoded.items())}
 
 
@@ -281,6 +287,36 @@ def test_a_range_is_read_without_reading_the_log(gen_dir: Path) -> None:
     assert source.reads[0] == (0, HEADER_BYTES)
     assert window and max(n for _, n in window) <= (20 + 4 + 256 + 8) * size < len(data) // 4
     assert_events(data, _written_records(data, written), first, last, name="big.dbf", tail_bytes=size)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_counts_alone_are_the_events_counts_on_a_damaged_log(seed: int) -> None:
+    """``count_range`` (no event built) skips and counts what ``decode_range_arrow`` does on a log
+    with bytes flipped, damaged ranges and skipped errors alike; without ``SKIP`` both raise the
+    same error."""
+    from redo_lib.errors import RedoError
+    from redo_lib.pipeline import decode_range_arrow
+    from redo_lib.windows import count_range
+
+    path = REAL_LOGS[seed % len(REAL_LOGS)]
+    if not path.exists():
+        pytest.skip(f"real data not available: {path}")
+    data = bytearray(path.read_bytes())
+    rng = random.Random(seed)
+    for _ in range(1 + seed):
+        data[rng.randrange(3 * 512, len(data))] ^= 0xFF
+    got = rust_events(bytes(data), policy=ErrorPolicy.SKIP, tail_bytes=512, step_bytes=64 * 512)
+    assert got["report"]["skipped"] and got["report"]["corrupt_ranges"]
+    errors = []
+    for walk in (
+        lambda: list(decode_range_arrow(BytesSource(bytes(data), "bad"))),
+        lambda: count_range(BytesSource(bytes(data), "bad"), report=DecodeReport()),
+    ):
+        with pytest.raises(RedoError) as info:
+            walk()
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
 
 
 def test_events_schema_is_one_definition() -> None:

@@ -79,6 +79,21 @@ def test_damaged_log_fails_with_a_position_and_skip_corrupt_reports_it(tmp_path:
     assert doc["corrupt_ranges"][0]["start_block"] <= 300 < doc["corrupt_ranges"][0]["end_block"]
 
 
+@pytest.mark.realdata
+def test_stats_counts_in_the_core_without_pyarrow() -> None:
+    """`stats` takes the counts alone from the core (no event built): its start-up loads neither
+    pyarrow nor the decode's modules (issue 31)."""
+    code = (
+        "import sys; from redo_lib.cli import main; rc = main(['stats', sys.argv[1]]); "
+        "loaded = sorted({'pyarrow', 'redo_lib.pipeline'} & set(sys.modules)); "
+        "print(loaded, file=sys.stderr); sys.exit(rc or len(loaded))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(_need(LOG15))], capture_output=True, text=True, cwd=REPO
+    )
+    assert run.returncode == 0 and "records: 1154" in run.stdout, run.stderr
+
+
 def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["frobnicate"])

@@ -1,23 +1,38 @@
-"""``python -m redo_lib decode``'s outputs against the scenario: JSON lines and Parquet (the trail
-schema, written from the core's Arrow rows without a Python object per row, issue 31).
+"""``python -m redo_lib decode``'s outputs against the scenario: JSON lines, Parquet (the trail
+schema) and the table for people, each written from the core's Arrow rows without a Python object
+per row (issue 31).
 
-Real parts: binary logs the generator wrote for named scenarios (one thread and RAC, LOBs, DDL),
-decoded by the command as a user runs it; the expected trail is the generator's, worked out from the
-scenario's SQL.
+Real parts: binary logs the generator wrote for named scenarios (one thread and RAC, LOBs, DDL, and
+text needing every escape), decoded by the command as a user runs it; the expected trail is the
+generator's, worked out from the scenario's SQL. The table's text is checked against its documented
+rules (``_table``, written from them here), also on record batches of arbitrary strings and on bad
+batches (an ``AssemblyError``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import io
 import json
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from redo_lib import pipeline
+from redo_lib.cli import cmd_decode
+from redo_lib.errors import AssemblyError
+from redo_lib.native import native
 from redo_lib.synth import GenerationResult, generate, load_scenario
+from redo_lib.synth.load import parse_scenario
 from redo_lib.trail.schema import from_row, trail_schema
 
 REPO = Path(__file__).resolve().parents[3]
@@ -39,7 +54,8 @@ def _decode(*argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def _expected(result: GenerationResult) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in result.trail.read_text(encoding="utf-8").splitlines()]
+    # lines end at "\n" only (the generator writes U+0085 and U+2028 as they are: str.splitlines cuts at them)
+    return [json.loads(line) for line in result.trail.read_text(encoding="utf-8").split("\n") if line]
 
 
 def test_parquet_holds_the_scenarios_trail_in_the_trail_schema(
@@ -123,3 +139,195 @@ def test_a_damaged_dictionary_file_is_named_by_the_cores_error(tmp_path: Path) -
         decode_logs([log], bad)
     assert caught.value.position.file == str(bad)
     assert caught.value.details["json_path"] == "$.db_charset"
+
+
+# -- the table ----------------------------------------------------------------------------------------
+
+#: the escapes of a table value (the CLI help of ``--format``, ``crates/redo-core/src/trail/table.rs``)
+ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _value(value: str | None) -> str:
+    """A value as the table writes it: double-quoted, JSON-style escapes for ``"``, ``\\`` and the
+    control characters (Unicode category Cc), every other character as it is; SQL NULL ``NULL``."""
+    if value is None:
+        return "NULL"
+    text = "".join(
+        ESCAPES.get(c) or (f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cc" else c) for c in value
+    )
+    return f'"{text}"'
+
+
+def _table(records: list[dict[str, Any]]) -> str:
+    """The table of trail records (``to_dict`` form), from the documented layout."""
+    lines = [f"{'XID':<12} {'COMMIT SCN':>12} {'IND':>3} {'OP':<9} {'TABLE':<30} {'ROWID':<18} COLUMNS"]
+    for r in records:
+        table = f"{r['owner']}.{r['table']}" if r["owner"] else r["table"]
+        cols = ", ".join(f"{name}={_value(value)}" for name, value in r["columns"].items())
+        lines.append(
+            f"{r['xid']:<12} {r['commit_scn']:>12} {r['trans_ind']:>3} {r['op']:<9} {table:<30} {r['rowid']:<18} {cols}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _decode_table(result: GenerationResult, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``decode --format table`` in this process (``out`` a StringIO); the decode is checked to write
+    through a sink (no ``TrailRecord`` per row)."""
+    sinks = []
+
+    def decode_logs(*args: Any, **kwargs: Any) -> Any:
+        sinks.append(kwargs.get("sink"))
+        return real(*args, **kwargs)
+
+    real = pipeline.decode_logs
+    monkeypatch.setattr(pipeline, "decode_logs", decode_logs)
+    out, err = io.StringIO(), io.StringIO()
+    argv = [*map(str, result.logs), "--dictionary", str(result.dictionary), "--format", "table"]
+    assert cmd_decode(argv, out, err) == 0, err.getvalue()
+    assert len(sinks) == 1 and callable(sinks[0])
+    return out.getvalue()
+
+
+def test_the_table_holds_the_scenarios_trail(
+    generated: GenerationResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _expected(generated)
+    text = _decode_table(generated, monkeypatch)
+    assert text == _table(expected)
+    assert text.count("\n") == len(expected) + 1
+
+
+#: text needing every escape, and characters kept as they are, in VARCHAR2, CHAR and CLOB columns
+ODD = [
+    """it's "quoted" \\ back\\slash""",
+    "tab\there\nnew\rline\bback\fform",
+    "\x01\x1f\x7f\x85 ctl",
+    "é ñ ß € 日本語 😀 \u2028",
+    "NULL",
+]
+ODD_SCENARIO: dict[str, Any] = {
+    "name": "odd_text",
+    "settings": {"compat": "19c"},
+    "tables": [
+        {
+            "owner": "APP",
+            "name": "TEXTS",
+            "primary_key": ["ID"],
+            "columns": [
+                {"name": "ID", "type": "NUMBER", "nullable": False},
+                {"name": "V", "type": "VARCHAR2(200)"},
+                {"name": "C", "type": "CHAR(60)"},
+                {"name": "B", "type": "CLOB"},
+            ],
+        },
+    ],
+    "steps": [
+        *(
+            {"insert": {"table": "TEXTS", "values": {"ID": i, "V": s, "C": s, "B": s}}}
+            for i, s in enumerate(ODD)
+        ),
+        {"insert": {"table": "TEXTS", "values": {"ID": 9}}},
+        "commit",
+    ],
+}
+
+
+def test_the_table_writes_odd_text_and_nulls_as_documented(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = generate(parse_scenario(yaml.safe_dump(ODD_SCENARIO)), tmp_path / "g")
+    expected = _expected(result)
+    text = _decode_table(result, monkeypatch)
+    assert text == _table(expected)
+    for shown in (
+        'V="it\'s \\"quoted\\" \\\\ back\\\\slash"',
+        r'V="tab\there\nnew\rline\bback\fform"',
+        r'V="\u0001\u001f\u007f\u0085 ctl"',
+        'V="é ñ ß € 日本語 😀 \u2028"',
+        'V="NULL"',
+        "V=NULL, C=NULL, B=NULL",
+    ):
+        assert shown in text, shown
+    assert text.count("\n") == len(ODD) + 2  # the header, a line per row: newlines escaped
+
+
+_ROW: dict[str, Any] = {
+    "xid": "1.2.3",
+    "commit_scn": 10,
+    "commit_time": dt.datetime(2024, 5, 1, 12, 0, 0, tzinfo=dt.UTC),
+    "trans_ind": 3,
+    "io_type": 5,
+    "op": "INSERT",
+    "before_after": "A",
+    "owner": "APP",
+    "table": "T",
+    "obj": 7,
+    "columns": [{"name": "ID", "value": "1"}],
+    "before": [],
+    "key_columns": ["ID"],
+    "changed_columns": [],
+    "rowid": "AAAA",
+    "scn": 9,
+    "subscn": 0,
+    "op_time": dt.datetime(2024, 5, 1, 12, 0, 0, tzinfo=dt.UTC),
+    "thread": 1,
+    "sequence": 15,
+    "rba": "0x0f.2.10",
+    "tokens": [],
+    "lob_columns": [],
+    "batch_id": None,
+    "trail_seq": 0,
+    "commit_log": None,
+}
+
+
+def _batch(*rows: dict[str, Any], schema: Any = None) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pylist([{**_ROW, **r} for r in rows], schema=schema or trail_schema())
+
+
+def test_edge_values_of_a_batch() -> None:
+    pairs = [
+        ("Q", 'a"b'),
+        ("BS", "a\\b"),
+        ("NL", "a\nb"),
+        ("U", "é漢😀"),
+        ("N", None),
+        ("E", ""),
+        ("T", "NULL"),
+    ]
+    batch = _batch({"columns": [{"name": n, "value": v} for n, v in pairs]}, {"owner": None, "columns": []})
+    text = native.render_table(batch).decode()
+    assert text.endswith(
+        ' AAAA               Q="a\\"b", BS="a\\\\b", NL="a\\nb", U="é漢😀", N=NULL, E="", T="NULL"\n'
+        f"{'1.2.3':<12} {10:>12} {3:>3} {'INSERT':<9} {'T':<30} {'AAAA':<18} \n"
+    )
+    assert native.table_header() == _table([])
+
+
+@settings(max_examples=300, deadline=None)
+@given(s=st.text(), name=st.text(min_size=1), owner=st.sampled_from(["", "APP", None]))
+def test_any_string_is_written_as_documented(s: str, name: str, owner: str | None) -> None:
+    """One string as a value, a column name and the table and owner names, against ``_table``."""
+    row = {
+        "xid": s,
+        "owner": owner,
+        "table": s,
+        "columns": [{"name": name, "value": s}, {"name": "B", "value": None}],
+    }
+    record = {**_ROW, **row, "columns": {name: s, "B": None}}
+    if name == "B":
+        record["columns"] = {"B": None}  # a repeated name: its first place, its last value
+    assert native.render_table(_batch(row)).decode() == _table([record]).split("\n", 1)[1]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"xid": None}, {"op": None}, {"table": None}, {"rowid": None}, {"commit_scn": None}, {"trans_ind": 9}],
+)
+def test_a_bad_batch_is_an_assembly_error(change: dict[str, Any]) -> None:
+    nullable = pa.schema([f.with_nullable(True) for f in trail_schema()])
+    batch = _batch(_ROW, change, schema=nullable)
+    with pytest.raises(AssemblyError, match="row 1: "):
+        native.render_table(batch)
+    with pytest.raises(AssemblyError, match="has no column"):
+        native.render_table(batch.select(["xid", "op"]))

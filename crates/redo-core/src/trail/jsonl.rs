@@ -25,6 +25,9 @@
 //! naming the column and the row, as is a column of a type the trail schema does not give it
 //! (strings may be `Utf8`, `LargeUtf8`, `Utf8View` or `Null`; lists `List`, `LargeList` or `Null`;
 //! integers any integer type; times `Timestamp` in s, ms or us with a UTC zone). No panic.
+//!
+//! The column access (`Columns`, with its type checks), the row checks and an image's entries are
+//! shared with the table for people (`table.rs`).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -50,10 +53,10 @@ const LAST_SECOND: i64 = 253_402_300_799;
 const SCAN_PAIRS: usize = 16;
 
 fn input_error(message: String) -> Error {
-    Error::assembly(format!("trail JSON lines: {message}"), Position::default())
+    Error::assembly(format!("trail rows: {message}"), Position::default())
 }
 
-fn row_error(column: &str, row: usize, what: &str) -> Error {
+pub(super) fn row_error(column: &str, row: usize, what: &str) -> Error {
     input_error(format!("row {row}: {column} {what}"))
         .with_detail("column", column)
         .with_detail("row", Detail::Int(row as i64))
@@ -61,7 +64,7 @@ fn row_error(column: &str, row: usize, what: &str) -> Error {
 
 /// A string column: `Utf8`, `LargeUtf8`, `Utf8View`, or `Null` (every value null).
 #[derive(Clone, Copy)]
-enum Strings<'a> {
+pub(super) enum Strings<'a> {
     Small(&'a StringArray),
     Large(&'a LargeStringArray),
     View(&'a StringViewArray),
@@ -79,7 +82,7 @@ impl<'a> Strings<'a> {
         }
     }
 
-    fn get(&self, i: usize) -> Option<&'a str> {
+    pub(super) fn get(&self, i: usize) -> Option<&'a str> {
         match self {
             Strings::Small(a) => a.is_valid(i).then(|| a.value(i)),
             Strings::Large(a) => a.is_valid(i).then(|| a.value(i)),
@@ -90,7 +93,7 @@ impl<'a> Strings<'a> {
 }
 
 /// An integer column of any integer type, or `Null`.
-enum Ints<'a> {
+pub(super) enum Ints<'a> {
     I8(&'a PrimitiveArray<Int8Type>),
     I16(&'a PrimitiveArray<Int16Type>),
     I32(&'a PrimitiveArray<Int32Type>),
@@ -118,7 +121,7 @@ impl<'a> Ints<'a> {
         })
     }
 
-    fn get(&self, i: usize) -> Option<i128> {
+    pub(super) fn get(&self, i: usize) -> Option<i128> {
         match self {
             Ints::I8(a) => a.is_valid(i).then(|| a.value(i).into()),
             Ints::I16(a) => a.is_valid(i).then(|| a.value(i).into()),
@@ -254,7 +257,7 @@ impl<'a> List<'a> {
 }
 
 /// `columns`, `before`, `tokens`: lists of `{name, value}`.
-struct Pairs<'a> {
+pub(super) struct Pairs<'a> {
     what: &'static str,
     list: List<'a>,
     /// the items' validity, names and values (none: items of type `Null`)
@@ -315,23 +318,24 @@ impl<'a> Lobs<'a> {
     }
 }
 
-/// The batch's columns, looked up by name once.
-struct Columns<'a> {
-    xid: Strings<'a>,
-    commit_scn: Ints<'a>,
+/// The batch's columns, looked up by name once (and their types checked): what the JSON lines
+/// and the table (`table.rs`) read a row from.
+pub(super) struct Columns<'a> {
+    pub(super) xid: Strings<'a>,
+    pub(super) commit_scn: Ints<'a>,
     commit_time: Times<'a>,
     trans_ind: Ints<'a>,
     io_type: Ints<'a>,
-    op: Strings<'a>,
+    pub(super) op: Strings<'a>,
     before_after: Strings<'a>,
-    owner: Strings<'a>,
-    table: Strings<'a>,
+    pub(super) owner: Strings<'a>,
+    pub(super) table: Strings<'a>,
     obj: Ints<'a>,
-    columns: Pairs<'a>,
+    pub(super) columns: Pairs<'a>,
     before: Pairs<'a>,
     key_columns: Names<'a>,
     changed_columns: Names<'a>,
-    rowid: Strings<'a>,
+    pub(super) rowid: Strings<'a>,
     scn: Ints<'a>,
     subscn: Ints<'a>,
     op_time: Times<'a>,
@@ -343,7 +347,7 @@ struct Columns<'a> {
 }
 
 impl<'a> Columns<'a> {
-    fn of(batch: &'a RecordBatch) -> Result<Self> {
+    pub(super) fn of(batch: &'a RecordBatch) -> Result<Self> {
         let column = |name: &str| -> Result<&'a ArrayRef> {
             batch.column_by_name(name).ok_or_else(|| input_error(format!("the batch has no column {name}")))
         };
@@ -377,11 +381,23 @@ impl<'a> Columns<'a> {
             lob_columns: Lobs::of(batch.column_by_name("lob_columns"))?,
         })
     }
+
+    /// Row `i`'s `trans_ind`, a `TransInd` (0-3).
+    pub(super) fn trans_ind(&self, i: usize) -> Result<i128> {
+        let trans_ind = required(self.trans_ind.get(i), "trans_ind", i)?;
+        if !(0..=3).contains(&trans_ind) {
+            return Err(row_error("trans_ind", i, &format!("{trans_ind} is no TransInd")));
+        }
+        Ok(trans_ind)
+    }
 }
+
+/// An image's entries: (name, value) pairs, null for SQL NULL.
+pub(super) type Entries<'a> = [(Option<&'a str>, Option<&'a str>)];
 
 /// Reused between rows: an image's entries and, for large images, their index by name.
 #[derive(Default)]
-struct Scratch<'a> {
+pub(super) struct Scratch<'a> {
     entries: Vec<(Option<&'a str>, Option<&'a str>)>,
     index: HashMap<Option<&'a str>, usize>,
 }
@@ -407,17 +423,14 @@ pub fn jsonl_bytes(batch: &RecordBatch) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-fn required(value: Option<i128>, column: &str, row: usize) -> Result<i128> {
+pub(super) fn required(value: Option<i128>, column: &str, row: usize) -> Result<i128> {
     value.ok_or_else(|| row_error(column, row, "is null"))
 }
 
 fn write_row<'a>(c: &Columns<'a>, i: usize, out: &mut Vec<u8>, scratch: &mut Scratch<'a>) -> Result<()> {
     // Python checks in `from_dict`'s order; which check fails first only picks the message
     let commit_scn = required(c.commit_scn.get(i), "commit_scn", i)?;
-    let trans_ind = required(c.trans_ind.get(i), "trans_ind", i)?;
-    if !(0..=3).contains(&trans_ind) {
-        return Err(row_error("trans_ind", i, &format!("{trans_ind} is no TransInd")));
-    }
+    let trans_ind = c.trans_ind(i)?;
     let io_type = required(c.io_type.get(i), "io_type", i)?;
     if !IO_TYPES.contains(&io_type) {
         return Err(row_error("io_type", i, &format!("{io_type} is no IoType")));
@@ -477,18 +490,23 @@ fn write_row<'a>(c: &Columns<'a>, i: usize, out: &mut Vec<u8>, scratch: &mut Scr
     Ok(())
 }
 
-/// An image or the tokens as a JSON object: `{p["name"]: p["value"] for p in items or ()}`.
-fn write_pairs<'a>(out: &mut Vec<u8>, pairs: &Pairs<'a>, i: usize, scratch: &mut Scratch<'a>) -> Result<()> {
+/// Row `i`'s image or tokens as Python's `{p["name"]: p["value"] for p in items or ()}` holds them:
+/// in the pairs' order, a repeated name in its first place with its last value; empty for an
+/// empty or null list.
+pub(super) fn entries<'a, 's>(
+    pairs: &Pairs<'a>,
+    i: usize,
+    scratch: &'s mut Scratch<'a>,
+) -> Result<&'s Entries<'a>> {
+    let entries = &mut scratch.entries;
+    entries.clear();
     let range = pairs.list.range(i).unwrap_or(0..0);
     if range.is_empty() {
-        out.extend_from_slice(b"{}");
-        return Ok(());
+        return Ok(entries);
     }
     let Some((structs, names, values)) = &pairs.items else {
         return Err(row_error(pairs.what, i, "holds a null pair"));
     };
-    let entries = &mut scratch.entries;
-    entries.clear();
     let hashed = range.len() > SCAN_PAIRS;
     if hashed {
         scratch.index.clear();
@@ -514,8 +532,13 @@ fn write_pairs<'a>(out: &mut Vec<u8>, pairs: &Pairs<'a>, i: usize, scratch: &mut
             None => entries.push((name, value)),
         }
     }
+    Ok(entries)
+}
+
+/// An image or the tokens as a JSON object: `{p["name"]: p["value"] for p in items or ()}`.
+fn write_pairs<'a>(out: &mut Vec<u8>, pairs: &Pairs<'a>, i: usize, scratch: &mut Scratch<'a>) -> Result<()> {
     out.push(b'{');
-    for (k, (name, value)) in entries.iter().enumerate() {
+    for (k, (name, value)) in entries(pairs, i, scratch)?.iter().enumerate() {
         if k > 0 {
             out.extend_from_slice(b", ");
         }
@@ -621,7 +644,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-fn write_int(out: &mut Vec<u8>, v: i128) {
+pub(super) fn write_int(out: &mut Vec<u8>, v: i128) {
     let mut buf = [0u8; 40];
     let mut n = buf.len();
     let mut m = v.unsigned_abs();
@@ -649,7 +672,7 @@ fn write_opt_str(out: &mut Vec<u8>, s: Option<&str>) {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn write_u16_escape(out: &mut Vec<u8>, unit: u32) {
+pub(super) fn write_u16_escape(out: &mut Vec<u8>, unit: u32) {
     out.extend_from_slice(&[
         b'\\',
         b'u',
@@ -711,4 +734,4 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 
 #[cfg(test)]
 #[path = "jsonl_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -10,7 +10,7 @@ use super::*;
 use crate::stage::staged_trail_schema;
 use crate::trail::schema::{pair_fields, LobColumn, TrailBuilder, TrailRecord};
 
-fn record() -> TrailRecord {
+pub(in crate::trail) fn record() -> TrailRecord {
     TrailRecord {
         xid: "1.2.3".into(),
         commit_scn: 1_234_567,
@@ -38,7 +38,7 @@ fn record() -> TrailRecord {
     }
 }
 
-fn batch_of(records: &[TrailRecord]) -> RecordBatch {
+pub(in crate::trail) fn batch_of(records: &[TrailRecord]) -> RecordBatch {
     let mut b = TrailBuilder::new();
     for r in records {
         b.append(r, Some("batch"), 7, Some("1_15_99"));
@@ -150,7 +150,7 @@ fn lob_columns_only_when_there_are_some() {
 }
 
 /// `batch` with `name` replaced by `array`.
-fn replaced(batch: &RecordBatch, name: &str, array: ArrayRef) -> RecordBatch {
+pub(in crate::trail) fn replaced(batch: &RecordBatch, name: &str, array: ArrayRef) -> RecordBatch {
     let schema = batch.schema();
     let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
     let mut columns = batch.columns().to_vec();

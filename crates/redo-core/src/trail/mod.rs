@@ -18,6 +18,7 @@ pub mod sys;
 pub mod sys_apply;
 pub mod sys_columns;
 pub mod sys_partitions;
+pub mod table;
 
 pub use ddl::ddl_subject;
 pub use dictionary::{ColumnDef, Dictionary, TableVersion};
