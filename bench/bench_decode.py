@@ -19,6 +19,8 @@ Workloads (written once into ``--work`` by the generator and reused; the issue's
   committed at the end, its rows held until then
 * ``one-2g``: the same at ``--size 2GB``: one transaction of 2 GB of redo (generating it takes the
   better part of an hour on this machine kind; the other sets take seconds to minutes)
+* ``rac22``: ``seed11``'s options with ``--seed 22``, which draws two redo threads (RAC): the
+  threads' events merged by SCN in the core (``native.ThreadMerge``)
 
 Cases:
 
@@ -54,6 +56,8 @@ WORKLOADS["seed11-256"] = [*WORKLOADS["seed11"][:4], "256MB", *WORKLOADS["seed11
 WORKLOADS["seed11-1g"] = [*WORKLOADS["seed11"][:4], "1GB", *WORKLOADS["seed11"][5:]]
 WORKLOADS["one-128"] = [*WORKLOADS["seed11"][:4], "128MB", *WORKLOADS["seed11"][5:], "--one-transaction"]
 WORKLOADS["one-2g"] = [*WORKLOADS["seed11"][:4], "2GB", *WORKLOADS["seed11"][5:], "--one-transaction"]
+# RAC: seed 22 draws two redo threads (sessions on both), the threads merged by SCN in the core
+WORKLOADS["rac22"] = ["--random", "--seed", "22", *WORKLOADS["seed11"][3:]]
 RECORDS_SETS = ("startup", "seed4", "seed11")  # the former path: too slow to matter on the large sets
 # the decode command's path before the core rendered JSON: a Python object per trail row
 RECORDS = """

@@ -12,8 +12,9 @@ tasks (the same reason decode writes its events itself, ``batches.decode_unit``)
   into the unit's result;
 * the driver packs the buckets into tasks of about equal rows (:func:`pack`); an assemble task reads
   its buckets' row groups of every unit, each thread's units in redo order, and merges the threads
-  as the single-process decode does (:func:`merge_threads`); it writes the transactions it leaves
-  open in row groups by bucket too, so the next batch's tasks read their own (:func:`carried_events`);
+  as the single-process decode does (``pipeline.merge_threads``, in the core); it writes the
+  transactions it leaves open in row groups by bucket too, so the next batch's tasks read their own
+  (:func:`carried_events`);
 * it writes its trail rows into one run per commit-SCN range (:class:`RangeRuns`; the bounds are
   quantiles of the decode units' SCN samples, :func:`range_bounds`);
 * one task per range merges the runs of that range into commit order (:func:`merge_runs`).
@@ -22,7 +23,7 @@ Memory: a bucket writer holds at most ``buffer_bytes`` of events; an assemble ta
 (16K events at most) per thread; a run merge the row groups one window of output rows needs and
 one entry per transaction. A transaction is never held whole (a large one is cut into windows).
 
-Layer "top": imports storage and pyarrow/numpy only.
+Layer "top": imports storage, the thread merge of ``pipeline`` and pyarrow/numpy only.
 """
 
 from __future__ import annotations
@@ -234,91 +235,19 @@ def thread_events(
             ).to_batches()
 
 
-class _Stream:
-    """One thread's batches with their merge keys: the running maximum of (SCN, sub-SCN)."""
-
-    def __init__(self, batches: Iterator[Any]) -> None:
-        self.batches = batches
-        self.batch: Any = None
-        self.scn: Any = None
-        self.sub: Any = None
-        self.pos = 0
-        self.thread = 0
-        self.high: tuple[int, int] | None = None
-
-    def load(self) -> bool:
-        """The next non-empty batch; False at the end."""
-        for batch in self.batches:
-            if batch.num_rows:
-                self._keys(batch)
-                return True
-        self.batch = None
-        return False
-
-    def _keys(self, batch: Any) -> None:
-        scn = batch.column("scn").to_numpy()
-        sub = batch.column("subscn").to_numpy()
-        if self.high is not None:
-            scn = np.concatenate(([self.high[0]], scn))
-            sub = np.concatenate(([self.high[1]], sub))
-        values, rank = np.unique(scn, return_inverse=True)
-        width = int(sub.max()) + 1
-        best = np.maximum.accumulate(rank.astype(np.int64) * width + sub)
-        high_scn, high_sub = values[best // width], best % width
-        if self.high is not None:
-            high_scn, high_sub = high_scn[1:], high_sub[1:]
-        self.batch, self.scn, self.sub, self.pos = batch, high_scn, high_sub, 0
-        self.thread = int(batch.column("thread")[0].as_py())
-        self.high = (int(high_scn[-1]), int(high_sub[-1]))
-
-    def last(self) -> tuple[int, int, int]:
-        return (int(self.scn[-1]), int(self.sub[-1]), self.thread)
-
-    def upto(self, bound: tuple[int, int, int]) -> int:
-        """How many of the remaining rows have a key at or below ``bound``."""
-        scn, sub = self.scn[self.pos :], self.sub[self.pos :]
-        below = (scn < bound[0]) | (
-            (scn == bound[0]) & ((sub < bound[1]) | ((sub == bound[1]) & (self.thread <= bound[2])))
-        )
-        return int(below.sum())
-
-
-def merge_threads(streams: Sequence[Iterator[Any]]) -> Iterator[Any]:
-    """RAC: the threads' event batches (each one thread's, in redo order) merged by (SCN, sub-SCN,
-    thread), as ``pipeline.iter_batch_events`` merges the events (``heapq.merge`` on their
-    ``sort_key``). Within a thread the SCN can step back (records of one LWN); ``heapq.merge`` then
-    keeps the thread's order, which is a merge on each thread's running maximum of the key: that is
-    what is merged here, a batch at a time."""
-    import pyarrow as pa
-
-    heads = [s for s in map(_Stream, streams) if s.load()]
-    while heads:
-        bound = min(s.last() for s in heads)
-        pieces, keys = [], []
-        for s in heads:
-            n = s.upto(bound)
-            if n:
-                pieces.append(s.batch.slice(s.pos, n))
-                keys.append((s.scn[s.pos : s.pos + n], s.sub[s.pos : s.pos + n], np.full(n, s.thread)))
-                s.pos += n
-        scn, sub, thread = (np.concatenate(k) for k in zip(*keys, strict=True))
-        order = np.lexsort((np.arange(len(scn)), thread, sub, scn))
-        yield from pa.Table.from_batches(pieces).take(order).to_batches()
-        heads = [s for s in heads if s.pos < s.batch.num_rows or s.load()]
-
-
 def bucket_events(
     units: Sequence[dict[str, Any]], buckets: Sequence[int] | None, lob_slots: Any = ()
 ) -> Iterator[Any]:
     """Some buckets' events of the batch in redo order (:func:`thread_events` per thread, the threads
-    merged by :func:`merge_threads`)."""
+    merged by the core as the single-process decode merges them: ``pipeline.merge_threads``)."""
+    from redo_lib.pipeline import merge_threads
+
     threads: dict[int, list[dict[str, Any]]] = {}
     for unit in units:
         threads.setdefault(unit["thread"], []).append(unit)
-    streams = [thread_events(group, buckets, lob_slots) for _, group in sorted(threads.items())]
-    if not streams:
-        return iter(())
-    return streams[0] if len(streams) == 1 else merge_threads(streams)
+    return merge_threads(
+        {t: thread_events(group, buckets, lob_slots) for t, group in sorted(threads.items())}
+    )
 
 
 def carried_events(
@@ -554,5 +483,5 @@ def _take(runs: Sequence[_Run], run_of: Any, first: Any, rows: Any, kept: dict[t
 
 __all__ = [
     "BucketWriter", "RangeRuns", "bucket_events", "buckets_of", "carried_events", "carried_rows", "file_groups", "kind_rows", "merge_runs",
-    "merge_threads", "pack", "range_bounds", "range_of", "slot_keys", "thread_events",
+    "pack", "range_bounds", "range_of", "slot_keys", "thread_events",
 ]  # fmt: skip

@@ -6,7 +6,8 @@ trail records, reports), so that a Spark task runs exactly the code a unit test 
 * :func:`open_source` / :func:`read_header` — a log by path or URL, and its header;
 * :func:`decode_range` — the change events of the records that start in a block range of one log
   (a Spark decode task);
-* :func:`iter_batch_events` — the events of a set of logs in redo order, threads merged by SCN;
+* :func:`iter_batch_arrow` — the events of a set of logs in redo order, as record batches, the
+  threads of a RAC set merged by SCN in the core (:func:`merge_threads`);
 * :func:`decode_logs` — the whole single-process decode: logs -> committed transactions -> trail.
   It is the reference the Spark stages are checked against;
 * :func:`decode_dumps` / :func:`input_kind` — the same for logfile dump text, and which a file is;
@@ -19,7 +20,6 @@ Layer "top": may import everything.
 from __future__ import annotations
 
 import dataclasses
-import heapq
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -75,8 +75,10 @@ def decode_range(
         yield from events_from_arrow(batch)
 
 
-#: the step of the single-process decode (``iter_batch_arrow``: the ``decode`` command, ``decode_logs``)
+#: the step of the single-process decode (``iter_batch_arrow``: the ``decode`` command, ``decode_logs``),
+#: shared by the threads of a RAC set (each decodes steps of its share, at least ``MIN_STEP_BYTES``)
 SINGLE_STEP_BYTES = 8 << 20
+MIN_STEP_BYTES = 1 << 20
 
 
 def decode_range_arrow(
@@ -203,30 +205,6 @@ def check_log_set(refs: list[LogRef], *, allow_gaps: bool = False) -> list[LogRe
                 thread=a.thread,
             )
     return refs
-
-
-def iter_batch_events(
-    refs: Sequence[LogRef], *, policy: ErrorPolicy = ErrorPolicy.RAISE, report: DecodeReport | None = None
-) -> Iterator[ChangeEvent]:
-    """Events of all logs of a batch in redo order: each thread in sequence and RBA order, threads
-    merged by (SCN, sub-SCN, thread, position) (RAC, contract rule 6)."""
-    threads: dict[int, list[LogRef]] = {}
-    for ref in refs:
-        threads.setdefault(ref.thread, []).append(ref)
-
-    def thread_events(logs: list[LogRef]) -> Iterator[ChangeEvent]:
-        for ref in logs:
-            yield from decode_range(ref.location, policy=policy, report=report)
-
-    return merge_thread_events([thread_events(logs) for _, logs in sorted(threads.items())])
-
-
-def merge_thread_events(streams: Sequence[Iterator[ChangeEvent]]) -> Iterator[ChangeEvent]:
-    """Each thread's events (in its own redo order) merged into the batch's redo order by
-    (SCN, sub-SCN, thread, position) (RAC, contract rule 6)."""
-    if len(streams) == 1:
-        return streams[0]
-    return heapq.merge(*streams, key=lambda e: e.sort_key)
 
 
 @dataclass
@@ -556,10 +534,10 @@ def decode_dumps(
                 vld=record.vld, length=record.length, opcodes=[(v.layer, v.code) for v in record.vectors]
             )
             threads.setdefault(record.thread, []).extend(iter_events(record))
-    events = merge_thread_events([iter(threads[t]) for t in sorted(threads)]) if threads else iter(())
-    return assemble_and_emit(
-        events, dictionary, carried=carried, options=options, policy=policy, memory_limit=memory_limit,
-        report=report, hold_from=hold_from, sink=sink,
+    streams = {thread: events_to_arrow(threads[thread]) for thread in sorted(threads)}
+    return assemble_batches(
+        merge_threads(streams), dictionary, carried=carried, options=options, policy=policy,
+        memory_limit=memory_limit, report=report, hold_from=hold_from, sink=sink,
     )  # fmt: skip
 
 
@@ -612,19 +590,62 @@ def iter_batch_arrow(
     refs: Sequence[LogRef], *, policy: ErrorPolicy = ErrorPolicy.RAISE, report: DecodeReport | None = None,
     watermarks: bool = False,
 ) -> Iterator[Any]:  # fmt: skip
-    """:func:`iter_batch_events` as record batches: one thread's logs straight from the core; the
-    threads of a RAC batch merged by redo order through the events (``iter_batch_events``).
-    ``watermarks``: one thread's stream also says, after each step, the SCN no later event is below
-    (``trail.order.Watermark``, what ``assemble_batches`` releases rows by)."""
-    if len({ref.thread for ref in refs}) > 1:
-        yield from events_to_arrow(iter_batch_events(refs, policy=policy, report=report))
-        return
+    """The events of a batch of logs in redo order, as record batches of ``events_schema()``: each
+    thread's logs in sequence order straight from the core, the threads of a RAC batch merged by
+    (SCN, sub-SCN, thread) in the core too (:func:`merge_threads`, contract rule 6).
+    ``watermarks``: the stream also says, after each step, the SCN no later event is below
+    (``trail.order.Watermark``, what ``assemble_batches`` releases rows by); for a RAC batch, the
+    merged one."""
+    threads: dict[int, list[LogRef]] = {}
     for ref in refs:
-        # a smaller step than a Spark task's: one process holds the step's events while it assembles
-        # (seed-11's 32 MB logs: peak RSS of the events alone 131 -> 92 MB, the same CPU)
-        yield from decode_range_arrow(
-            ref.location, policy=policy, report=report, step_bytes=SINGLE_STEP_BYTES, watermarks=watermarks
-        )
+        threads.setdefault(ref.thread, []).append(ref)
+    # a smaller step than a Spark task's: one process holds the step's events while it assembles
+    # (seed-11's 32 MB logs: peak RSS of the events alone 131 -> 92 MB, the same CPU). RAC: the step
+    # shared by the threads, each holding its own, and the merged watermark rising as often as one
+    # thread's (the 64 MB two-thread set of bench_decode: peak RSS 151 -> 122 MB, the same CPU)
+    step = max(SINGLE_STEP_BYTES // max(len(threads), 1), MIN_STEP_BYTES)
+
+    def thread_batches(logs: list[LogRef]) -> Iterator[Any]:
+        for ref in logs:
+            yield from decode_range_arrow(
+                ref.location, policy=policy, report=report, step_bytes=step, watermarks=watermarks
+            )  # fmt: skip
+
+    return merge_threads({thread: thread_batches(logs) for thread, logs in sorted(threads.items())})
+
+
+def merge_threads(streams: Mapping[int, Iterable[Any]], *, chunk: int = 8192) -> Iterator[Any]:
+    """RAC: each thread's event record batches (in its own redo order, with the
+    ``trail.order.Watermark`` s of :func:`decode_range_arrow` if it gives them) merged by the core
+    (``native.ThreadMerge``) into the set's redo order: by (SCN, sub-SCN, thread), each thread's
+    order kept where its SCN steps back (records of one LWN), as ``heapq.merge`` of the events on
+    their ``sort_key``. A merged ``Watermark`` follows whenever it rises: no later event is below
+    it (none unless every unfinished thread gives them). The thread the merge waits for is read
+    next, so it holds about a batch per thread (and each thread's stream its step). One thread's
+    stream is passed through as it is."""
+    if len(streams) <= 1:
+        yield from (batch for stream in streams.values() for batch in stream)
+        return
+    import pyarrow as pa
+
+    from redo_lib.native import native
+    from redo_lib.trail.order import Watermark
+
+    merge = native.ThreadMerge(list(streams), chunk=chunk)
+    pending = {thread: iter(stream) for thread, stream in streams.items()}
+    while (thread := merge.wanted()) is not None:
+        item = next(pending[thread], None)
+        if item is None:
+            merge.finish(thread)
+        elif isinstance(item, Watermark):
+            merge.watermark(thread, item.scn)
+        else:
+            merge.push(thread, item)
+        batches, mark = merge.take()
+        for batch in batches:
+            yield pa.record_batch(batch)
+        if mark is not None:
+            yield Watermark(mark)
 
 
 def assemble_batches(

@@ -86,9 +86,10 @@ def test_schemaless_matches_openlogreplicator_transaction_by_transaction(rophy: 
 
 def test_any_cut_of_the_real_event_stream_into_batches_gives_the_same_trail(rophy: Path) -> None:
     """The assembler is a pure function of (events of a batch, open transactions carried in)."""
-    from redo_lib.pipeline import assemble_and_emit, describe_logs, iter_batch_events
+    from redo_lib.assembly.events import events_from_arrow
+    from redo_lib.pipeline import assemble_and_emit, describe_logs, iter_batch_arrow
 
-    events = list(iter_batch_events(describe_logs(_logs(rophy))))
+    events = [e for batch in iter_batch_arrow(describe_logs(_logs(rophy))) for e in events_from_arrow(batch)]
     whole = [r.to_dict() for r in assemble_and_emit(events).trail]
     assert len(whole) == 14
     for cuts in ([100], [1, 2, 3], [50, 51, 400, 700], list(range(0, len(events), 7))):

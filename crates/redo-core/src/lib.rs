@@ -24,6 +24,7 @@ pub mod reader;
 pub mod records;
 pub mod stage;
 pub mod tally;
+pub mod threads;
 pub mod trail;
 pub mod unsupported;
 pub mod values;

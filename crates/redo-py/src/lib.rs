@@ -12,6 +12,7 @@ mod jsonl;
 mod mirror;
 mod parquet_out;
 mod stage;
+mod threads;
 mod values;
 
 use pyo3::prelude::*;
@@ -369,6 +370,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emit::capture_options, m)?)?;
     m.add_function(wrap_pyfunction!(emit::lob_pages_schema, m)?)?;
     m.add_class::<stage::Assembler>()?;
+    m.add_class::<threads::ThreadMerge>()?;
     m.add_function(wrap_pyfunction!(stage::staged_trail_schema, m)?)?;
     m.add_function(wrap_pyfunction!(stage::carried_schema, m)?)?;
     m.add_class::<mirror::MirrorFold>()?;

@@ -177,15 +177,20 @@ def test_a_commit_below_a_released_bound_names_where_its_commit_is() -> None:
     assert caught.value.details["order_thread"] == 2
 
 
-def test_the_decode_sends_rows_before_the_end_of_the_input(tmp_path: Path) -> None:
-    """One thread's logs: the trail reaches the sink while the log is still being read (the rows of
-    each step, not the whole at the end), in the order and with the rows of the whole decode."""
+@pytest.mark.parametrize(("seed", "threads"), [(8, {1}), (6, {1, 2})], ids=["one-thread", "rac"])
+def test_the_decode_sends_rows_before_the_end_of_the_input(
+    tmp_path: Path, seed: int, threads: set[int]
+) -> None:
+    """One thread's logs, and a RAC set's (its threads merged by the core, with the merged
+    watermark): the trail reaches the sink while the logs are still being read (the rows of each
+    step, not the whole at the end), in the order and with the rows of the whole decode."""
     scenario = random_scenario(
-        8, steps=400, compat="19c", block_size=512, big_endian=False, log_size=64 << 10, direct_load=False
-    )  # fmt: skip (seed 8: one thread)
-    assert {session.thread for session in scenario.sessions} == {1}
+        seed, steps=400, compat="19c", block_size=512, big_endian=False, log_size=64 << 10, direct_load=False
+    )  # fmt: skip
+    assert {session.thread for session in scenario.sessions} == threads
     result = generate(scenario, tmp_path / "g")
     refs = describe_logs(result.logs)
+    assert {ref.thread for ref in refs} == threads
     items = list(iter_batch_arrow(refs, watermarks=True))
     marks = [i for i, item in enumerate(items) if isinstance(item, Watermark)]
     assert len(marks) > 3 and [items[i].scn for i in marks] == sorted(items[i].scn for i in marks)

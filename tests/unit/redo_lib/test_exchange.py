@@ -1,5 +1,6 @@
 """The stages' own exchange (``redo_lib/exchange.py``): buckets written and read back in redo order,
-RAC threads merged as ``heapq.merge`` merges the events, trail runs merged into commit order.
+RAC threads merged as ``heapq.merge`` merges the events (by the core: test_thread_merge.py), trail
+runs merged into commit order.
 Expected orders come from plain Python over the same rows (sorted, ``heapq.merge``), never from the
 code under test."""
 
@@ -14,8 +15,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from redo_lib.assembly.events import events_schema
 from redo_lib.batches import staged_trail_schema
@@ -28,7 +27,6 @@ from redo_lib.exchange import (
     carried_rows,
     file_groups,
     merge_runs,
-    merge_threads,
     pack,
     range_bounds,
     slot_keys,
@@ -74,14 +72,27 @@ def _chunks(rows: list[dict[str, Any]], sizes: list[int]) -> list[pa.RecordBatch
     return out
 
 
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10**6), threads=st.integers(2, 4), sizes=st.lists(st.integers(1, 40), max_size=8))
-def test_threads_merge_as_heapq_merges_the_events(seed: int, threads: int, sizes: list[int]) -> None:
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rac_buckets_merge_as_heapq_merges_the_events(tmp_path: Path, seed: int) -> None:
+    """Each thread's units written in buckets, read back per bucket with the threads merged (by the
+    core, ``pipeline.merge_threads``): the bucket's events in ``heapq.merge`` order."""
     rng = random.Random(seed)
-    per_thread = [_redo(t, rng.randint(0, 120), rng) for t in range(1, threads + 1)]
-    expected = [(r["thread"], r["block"], r["offset"]) for r in heapq.merge(*per_thread, key=_key)]
-    merged = merge_threads([iter(_chunks(rows, sizes)) for rows in per_thread])
-    assert _positions(merged) == expected
+    per_thread = [_redo(t, rng.randint(200, 600), rng, slots=12) for t in (1, 2, 3)]
+    units = []
+    for rows in per_thread:
+        thread = rows[0]["thread"]
+        for seq, part in ((1, rows[: len(rows) // 2]), (2, rows[len(rows) // 2 :])):
+            path = tmp_path / f"unit-{thread}-{seq}.parquet"
+            writer = BucketWriter(path, events_schema(), 3, group_rows=40)
+            for batch in _chunks(part, [rng.randint(1, 90) for _ in range(20)]):
+                writer.write(batch)
+            units.append({**_unit(path, writer.close()), "thread": thread, "sequence": seq})
+    for bucket in range(3):
+        mine = [
+            [r for r in rows if buckets_of([r["usn"]], [r["slot"]], 3)[0] == bucket] for rows in per_thread
+        ]
+        expected = [(r["thread"], r["block"], r["offset"]) for r in heapq.merge(*mine, key=_key)]
+        assert _positions(bucket_events(units, [bucket])) == expected and expected
 
 
 def test_buckets_keep_redo_order_and_every_event(tmp_path: Path) -> None:

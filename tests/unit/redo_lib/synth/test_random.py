@@ -80,7 +80,7 @@ def test_log_headers_hold_the_scns_of_their_records(tmp_path: Path) -> None:
     """Every record of a generated log lies in its header's [first SCN, next SCN), read back by the
     reader: the planner's RAC watermark is made of these. Seed 56 is a 23ai RAC scenario with SCNs
     above 2^32, whose header SCNs carry the big-SCN flag (redo-format §3.4a)."""
-    from redo_lib.pipeline import describe_logs, iter_batch_events
+    from redo_lib.pipeline import describe_logs, iter_batch_arrow
 
     out = tmp_path / "56"
     generate(random_scenario(56, ddl=True), out, record_steps=False)
@@ -88,8 +88,11 @@ def test_log_headers_hold_the_scns_of_their_records(tmp_path: Path) -> None:
     assert refs[0].first_scn >= 1 << 32 and {r.thread for r in refs} == {1, 2}
     bounds = {(r.thread, r.sequence): (r.first_scn, r.next_scn) for r in refs}
     outside = [
-        (e.thread, e.seq, e.scn, bounds[(e.thread, e.seq)])
-        for e in iter_batch_events(refs)
-        if not bounds[(e.thread, e.seq)][0] <= e.scn < (bounds[(e.thread, e.seq)][1] or 1 << 64)
+        (thread, seq, scn, bounds[(thread, seq)])
+        for batch in iter_batch_arrow(refs)
+        for thread, seq, scn in zip(
+            *(batch.column(c).to_pylist() for c in ("thread", "seq", "scn")), strict=True
+        )
+        if not bounds[(thread, seq)][0] <= scn < (bounds[(thread, seq)][1] or 1 << 64)
     ]
     assert outside == []
