@@ -15,6 +15,8 @@ Workloads (written once into ``--work`` by the generator and reused; the issue's
 * ``seed4``: ``synth --random --seed 4 --size 16MB --log-size 8MB --compat 19c --no-steps`` (small rows)
 * ``seed11-256``, ``seed11-1g``: ``seed11`` at ``--size 256MB`` and ``--size 1GB``: peak RSS against
   the input's size
+* ``seed11-10g``: ``seed11`` at ``--size 10GB --log-size 256MB`` (40 logs; about 25 minutes to
+  generate)
 * ``one-128``: ``seed11`` at ``--size 128MB --one-transaction``: one transaction of 19,545 rows
   committed at the end, its rows held until then
 * ``one-1g``: the same at ``--size 1GB``: one transaction of 1 GB of redo, 161,562 rows (6 minutes
@@ -56,6 +58,8 @@ WORKLOADS = {
 WORKLOADS["seed11-256"] = [*WORKLOADS["seed11"][:4], "256MB", *WORKLOADS["seed11"][5:]]
 WORKLOADS["seed11-1g"] = [*WORKLOADS["seed11"][:4], "1GB", *WORKLOADS["seed11"][5:]]
 WORKLOADS["one-128"] = [*WORKLOADS["seed11"][:4], "128MB", *WORKLOADS["seed11"][5:], "--one-transaction"]
+# 10 GB in 40 logs of 256 MB (a production log's size order): peak RSS against 10x the 1 GB set
+WORKLOADS["seed11-10g"] = [*WORKLOADS["seed11"][:4], "10GB", "--log-size", "256MB", *WORKLOADS["seed11"][7:]]
 WORKLOADS["one-1g"] = [*WORKLOADS["seed11"][:4], "1GB", *WORKLOADS["seed11"][5:], "--one-transaction"]
 # RAC: seed 22 draws two redo threads (sessions on both), the threads merged by SCN in the core
 WORKLOADS["rac22"] = ["--random", "--seed", "22", *WORKLOADS["seed11"][3:]]

@@ -402,8 +402,11 @@ pub(super) struct Scratch<'a> {
     index: HashMap<Option<&'a str>, usize>,
 }
 
-/// The JSON lines of every row of `batch`, appended to `out` (nothing is appended when a row fails).
-pub fn render_jsonl(batch: &RecordBatch, out: &mut Vec<u8>) -> Result<()> {
+/// A line per row of the trail, as one text format writes it (`write_row`): every row of `batch`
+/// appended to `out`, nothing appended when a row fails. The JSON lines' and the table's loop.
+pub(super) type WriteRow = for<'a> fn(&Columns<'a>, usize, &mut Vec<u8>, &mut Scratch<'a>) -> Result<()>;
+
+pub(super) fn render_rows(batch: &RecordBatch, out: &mut Vec<u8>, write_row: WriteRow) -> Result<()> {
     let columns = Columns::of(batch)?;
     let mut scratch = Scratch::default();
     let start = out.len();
@@ -414,6 +417,11 @@ pub fn render_jsonl(batch: &RecordBatch, out: &mut Vec<u8>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The JSON lines of every row of `batch`, appended to `out` (nothing is appended when a row fails).
+pub fn render_jsonl(batch: &RecordBatch, out: &mut Vec<u8>) -> Result<()> {
+    render_rows(batch, out, write_row)
 }
 
 /// [`render_jsonl`] into a new buffer.

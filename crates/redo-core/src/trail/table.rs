@@ -23,7 +23,9 @@
 
 use arrow_array::RecordBatch;
 
-use super::jsonl::{entries, required, row_error, write_int, write_u16_escape, Columns, Scratch};
+use super::jsonl::{
+    entries, render_rows, required, row_error, write_int, write_u16_escape, Columns, Scratch,
+};
 use crate::error::Result;
 
 /// (title, width in characters, right-aligned) of the columns before `COLUMNS`.
@@ -63,16 +65,7 @@ pub fn table_header() -> String {
 /// The lines of every row of `batch` (no header), appended to `out` (nothing is appended when a
 /// row fails).
 pub fn render_table(batch: &RecordBatch, out: &mut Vec<u8>) -> Result<()> {
-    let columns = Columns::of(batch)?;
-    let mut scratch = Scratch::default();
-    let start = out.len();
-    for i in 0..batch.num_rows() {
-        if let Err(e) = write_row(&columns, i, out, &mut scratch) {
-            out.truncate(start);
-            return Err(e);
-        }
-    }
-    Ok(())
+    render_rows(batch, out, write_row)
 }
 
 /// [`render_table`] into a new buffer.
