@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use redo_core::trail::{DdlHandler, DdlProblem, Dictionary, EmitOptions, RowChange, TrailBuilder};
 use redo_core::{Error, Position};
 
@@ -56,7 +56,8 @@ pub fn lob_pages_schema() -> ArrowSchema {
 /// The DDL side, in Python. A Python exception is kept in `failed` and raised after the call.
 struct PyDdl<'a> {
     history: &'a mut Option<Py<PyAny>>,
-    json: &'a str,
+    /// the document the emitter was built from (the caller's `str`, not a copy); `None`: schemaless
+    json: Option<&'a Py<PyString>>,
     failed: Option<PyErr>,
 }
 
@@ -74,10 +75,14 @@ impl PyDdl<'_> {
         problems: &mut Vec<DdlProblem>,
     ) -> PyResult<Option<Dictionary>> {
         if self.history.is_none() {
+            let text = match self.json {
+                Some(json) => json.bind(py).clone(),
+                None => PyString::new(py, ""),
+            };
             let history = py
                 .import("redo_lib.dictionary")?
                 .getattr("DictionaryHistory")?
-                .call_method1("from_json", (self.json,))?;
+                .call_method1("from_json", (text,))?;
             *self.history = Some(history.unbind());
         }
         let Some(history) = self.history.as_ref() else { return Ok(None) };
@@ -147,7 +152,9 @@ fn owners(value: Option<BTreeSet<String>>, default: BTreeSet<String>) -> BTreeSe
 #[pyclass(module = "redo_lib._native")]
 pub struct Emitter {
     inner: redo_core::trail::Emitter,
-    json: String,
+    /// the dictionary's JSON text as passed in (a reference to the Python `str`, no copy): the DDL
+    /// side (`PyDdl`) reads it at the first DDL
+    json: Option<Py<PyString>>,
     history: Option<Py<PyAny>>,
 }
 
@@ -159,7 +166,7 @@ impl Emitter {
         py: Python<'_>,
         f: impl FnOnce(&mut redo_core::trail::Emitter, &mut dyn DdlHandler) -> redo_core::Result<R> + Send,
     ) -> PyResult<R> {
-        let mut handler = PyDdl { history: &mut self.history, json: &self.json, failed: None };
+        let mut handler = PyDdl { history: &mut self.history, json: self.json.as_ref(), failed: None };
         let inner = &mut self.inner;
         let result = py.detach(|| f(inner, &mut handler));
         match (handler.failed.take(), result) {
@@ -177,7 +184,7 @@ impl Emitter {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        dictionary: Option<String>,
+        dictionary: Option<Bound<'_, PyString>>,
         emit_unknown: bool,
         full_deletes: bool,
         update_before_images: bool,
@@ -202,7 +209,8 @@ impl Emitter {
         };
         let parsed = match &dictionary {
             Some(text) => {
-                let text = text.as_str();
+                // the str's UTF-8 (its own buffer, or the UTF-8 copy CPython caches in it): no copy here
+                let text = text.to_str()?;
                 Some(py.detach(|| Dictionary::from_json(text)).map_err(|e| errors::to_py(py, &e))?)
             }
             None => None,
@@ -217,7 +225,7 @@ impl Emitter {
             );
             return Err(errors::to_py(py, &Error::dictionary(message, Position::default())));
         }
-        Ok(Emitter { inner, json: dictionary.unwrap_or_default(), history: None })
+        Ok(Emitter { inner, json: dictionary.map(Bound::unbind), history: None })
     }
 
     /// The trail rows of one committed transaction (its changes are read here, once) as a record

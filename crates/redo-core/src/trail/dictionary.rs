@@ -18,6 +18,9 @@ use serde_json::{Map, Value};
 use super::sys::SysRows;
 use crate::error::{Detail, Error, Position, Result};
 
+#[path = "dictionary_stream.rs"]
+mod stream;
+
 /// The value of the document's `"format"` member.
 pub const FORMAT_NAME: &str = "redotrail-dictionary";
 /// The version of that format read here.
@@ -108,66 +111,32 @@ pub struct Dictionary {
 
 impl Dictionary {
     /// Read the JSON document; a document Python's `DictionaryHistory.from_json` refuses is an
-    /// `Error::Dictionary` naming the JSON path of the problem.
+    /// `Error::Dictionary` naming the JSON path of the problem. The document's large arrays are
+    /// read one element at a time, never as one tree (`dictionary_stream.rs`): the same checks,
+    /// errors and result as [`Dictionary::from_document`] on the parsed text.
     pub fn from_json(text: &str) -> Result<Dictionary> {
-        let doc: Value = serde_json::from_str(text).map_err(|e| {
-            Error::dictionary(format!("not valid JSON: {e}"), Position::default())
-                .with_detail("line", Detail::Int(e.line() as i64))
-                .with_detail("column", Detail::Int(e.column() as i64))
-        })?;
-        Self::from_document(&doc)
+        stream::read(text)
     }
 
     /// Like [`Dictionary::from_json`], from a parsed document.
     pub fn from_document(doc: &Value) -> Result<Dictionary> {
         let root = Fields::new(doc, "$".into())?;
-        let fmt = root.opt_str("format")?;
-        if fmt != Some(FORMAT_NAME) {
-            let shown = fmt.map_or("None".to_owned(), |f| format!("'{f}'"));
-            return Err(root.problem(
-                Some("format"),
-                format!("not a Redotrail dictionary (format {shown}, expected '{FORMAT_NAME}')"),
-            ));
-        }
-        let version = root.get_int("format_version")?;
-        if version != FORMAT_VERSION {
-            return Err(root.problem(
-                Some("format_version"),
-                format!("unsupported format version {version} (this reader: 1)"),
-            ));
-        }
-        let db_charset = root.get_str("db_charset")?.to_owned();
-        let national_charset = root.get_str("national_charset")?.to_owned();
-        let default_scn = root.opt_int("scn")?;
-        let max_object_id = root.opt_int("max_object_id")?;
-        let owners = match root.present("owners") {
-            None => None,
-            Some(_) => Some(root.get_str_list("owners")?.into_iter().collect()),
-        };
+        let head = Head::read(&root)?;
         let mut owner_objects = Vec::new();
         for object in root.objects("objects", false)? {
-            let object = object?;
-            owner_objects.push(OwnerObject {
-                obj: object.get_int("obj")?,
-                dataobj: object.opt_int("dataobj")?,
-                owner: object.get_str("owner")?.to_owned(),
-                name: object.get_str("name")?.to_owned(),
-            });
+            owner_objects.push(head.object(&object?)?);
         }
         let mut versions = Vec::new();
         for table in root.objects("tables", true)? {
-            versions.push(table_from_json(&table?, default_scn, &db_charset, &national_charset)?);
+            versions.push(head.table(&table?)?);
         }
-        let dictionary =
-            Self::new(versions, db_charset, national_charset, max_object_id).map_err(|mut e| {
-                e.set_default_detail("json_path", "$.tables");
-                e
-            })?;
+        let default_scn = head.default_scn;
+        let dictionary = head.dictionary(owner_objects, versions)?;
         let sys = match root.present("sys") {
             Some(member) => Some(SysRows::from_member(member, "$.sys", default_scn)?),
             None => None,
         };
-        Ok(dictionary.with_owner_objects(owners, owner_objects).with_sys(sys))
+        Ok(dictionary.with_sys(sys))
     }
 
     /// This dictionary with `sys` as its SYS rows layer.
@@ -326,6 +295,73 @@ impl Dictionary {
     /// Every version of every table, by object id then SCN.
     pub fn iter(&self) -> impl Iterator<Item = &TableVersion> {
         self.versions.values().flatten().map(|v| &**v)
+    }
+}
+
+/// The document's top-level members but its three large ones (`objects`, `tables`, `sys`), read
+/// and checked in Python's order; what the elements of the large ones are converted with.
+struct Head {
+    db_charset: String,
+    national_charset: String,
+    /// `scn`: the `valid_from_scn` of a table version or SYS row without one
+    default_scn: Option<i64>,
+    max_object_id: Option<i64>,
+    owners: Option<BTreeSet<String>>,
+}
+
+impl Head {
+    fn read(root: &Fields<'_>) -> Result<Head> {
+        let fmt = root.opt_str("format")?;
+        if fmt != Some(FORMAT_NAME) {
+            let shown = fmt.map_or("None".to_owned(), |f| format!("'{f}'"));
+            return Err(root.problem(
+                Some("format"),
+                format!("not a Redotrail dictionary (format {shown}, expected '{FORMAT_NAME}')"),
+            ));
+        }
+        let version = root.get_int("format_version")?;
+        if version != FORMAT_VERSION {
+            return Err(root.problem(
+                Some("format_version"),
+                format!("unsupported format version {version} (this reader: 1)"),
+            ));
+        }
+        let db_charset = root.get_str("db_charset")?.to_owned();
+        let national_charset = root.get_str("national_charset")?.to_owned();
+        let default_scn = root.opt_int("scn")?;
+        let max_object_id = root.opt_int("max_object_id")?;
+        let owners = match root.present("owners") {
+            None => None,
+            Some(_) => Some(root.get_str_list("owners")?.into_iter().collect()),
+        };
+        Ok(Head { db_charset, national_charset, default_scn, max_object_id, owners })
+    }
+
+    /// One element of `objects`.
+    fn object(&self, object: &Fields<'_>) -> Result<OwnerObject> {
+        Ok(OwnerObject {
+            obj: object.get_int("obj")?,
+            dataobj: object.opt_int("dataobj")?,
+            owner: object.get_str("owner")?.to_owned(),
+            name: object.get_str("name")?.to_owned(),
+        })
+    }
+
+    /// One element of `tables`.
+    fn table(&self, table: &Fields<'_>) -> Result<TableVersion> {
+        table_from_json(table, self.default_scn, &self.db_charset, &self.national_charset)
+    }
+
+    /// The dictionary of the converted elements (its `sys` layer still to come).
+    fn dictionary(self, objects: Vec<OwnerObject>, versions: Vec<TableVersion>) -> Result<Dictionary> {
+        let dictionary =
+            Dictionary::new(versions, self.db_charset, self.national_charset, self.max_object_id).map_err(
+                |mut e| {
+                    e.set_default_detail("json_path", "$.tables");
+                    e
+                },
+            )?;
+        Ok(dictionary.with_owner_objects(self.owners, objects))
     }
 }
 
@@ -836,6 +872,210 @@ mod tests {
         for text in ["[", "[]", r#"{"format": "x"}"#, &DOC.replace("\"obj\": 10", "\"obj\": \"10\"")] {
             let e = Dictionary::from_json(text).unwrap_err();
             assert_eq!(e.kind(), "dictionary", "{text}");
+        }
+    }
+
+    /// What `from_json` was before it streamed: the whole document as a `Value`, then
+    /// `from_document`.
+    fn from_tree(text: &str) -> Result<Dictionary> {
+        let doc: Value = serde_json::from_str(text).map_err(|e| {
+            Error::dictionary(format!("not valid JSON: {e}"), Position::default())
+                .with_detail("line", Detail::Int(e.line() as i64))
+                .with_detail("column", Detail::Int(e.column() as i64))
+        })?;
+        Dictionary::from_document(&doc)
+    }
+
+    /// Everything a dictionary holds, comparable.
+    fn contents(d: &Dictionary) -> String {
+        let mut objects: Vec<String> = d.owner_objects.iter().map(|(id, o)| format!("{id}: {o:?}")).collect();
+        objects.sort();
+        let mut segments: Vec<String> = d.segments.iter().map(|(id, s)| format!("{id}: {s:?}")).collect();
+        segments.sort();
+        format!(
+            "{} {} {:?} {:?} {:?} {objects:?} {segments:?} {:?}",
+            d.db_charset,
+            d.national_charset,
+            d.max_object_id,
+            d.owners,
+            d.iter().collect::<Vec<_>>(),
+            d.sys()
+        )
+    }
+
+    /// `from_json` (streamed) and `from_tree` agree: the same dictionary or the same error.
+    fn agree(text: &str) -> Result<String> {
+        let (streamed, tree) = (Dictionary::from_json(text), from_tree(text));
+        match (&streamed, &tree) {
+            (Ok(a), Ok(b)) => assert_eq!(contents(a), contents(b), "{text}"),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{text}"),
+            _ => panic!("{text}: streamed {streamed:?}, tree {tree:?}"),
+        }
+        streamed.map(|d| contents(&d))
+    }
+
+    fn json_path(e: &Error) -> Option<String> {
+        e.info().details.iter().find(|(k, _)| *k == "json_path").map(|(_, v)| format!("{v:?}"))
+    }
+
+    const SYS: &str = r#""sys": {"OBJ$": [{"rowid": "AAAAASAABAAAAA1AAA", "valid_to_scn": null, "OBJ#": 12,
+        "DATAOBJ#": 13, "OWNER#": 50, "NAME": "T", "SUBNAME": "P1", "TYPE#": 19, "FLAGS": 0}],
+      "TABPART$": [{"rowid": "AAAAAVAABAAAAB1AAA", "valid_to_scn": null, "OBJ#": 12, "DATAOBJ#": 13,
+        "BO#": 10, "PART#": 1}], "TABCOMPART$": [], "TABSUBPART$": [],
+      "USER$": [{"rowid": "AAAAAWAABAAAAC1AAA", "valid_to_scn": null, "USER#": 50, "NAME": "HR"}]}"#;
+
+    /// Three tables without `valid_from_scn` (the top-level `scn` is theirs), owners, objects and
+    /// `sys`, with the members in the order given.
+    fn ordered(members: &[&str]) -> String {
+        let table = |obj: i64| {
+            format!(
+                r#"{{"obj": {obj}, "owner": "HR", "name": "T{obj}", "columns": [
+                {{"segcol_no": 1, "name": "A", "type": "NUMBER", "length": 22, "nullable": false}},
+                {{"segcol_no": 2, "name": "B", "type": "VARCHAR2", "length": 9, "nullable": true, "charset": "CHAR_CS"}}],
+                "partitions": [{{"obj": {}, "dataobj": {}}}]}}"#,
+                obj + 2,
+                obj + 3
+            )
+        };
+        let member = |name: &str| match name {
+            "format" => r#""format": "redotrail-dictionary", "format_version": 1"#.to_owned(),
+            "scn" => r#""scn": 7"#.to_owned(),
+            "db_charset" => r#""db_charset": "AL32UTF8", "national_charset": "AL16UTF16""#.to_owned(),
+            "owners" => r#""owners": ["HR"], "max_object_id": 99"#.to_owned(),
+            "objects" => {
+                r#""objects": [{"obj": 10, "dataobj": 11, "owner": "HR", "name": "T10"}]"#.to_owned()
+            }
+            "tables" => format!(r#""tables": [{}, {}, {}]"#, table(10), table(20), table(30)),
+            "sys" => SYS.to_owned(),
+            other => other.to_owned(),
+        };
+        format!("{{{}}}", members.iter().map(|m| member(m)).collect::<Vec<_>>().join(", "))
+    }
+
+    const ORDER: [&str; 7] = ["format", "db_charset", "scn", "owners", "objects", "tables", "sys"];
+
+    #[test]
+    fn members_in_any_order_give_the_same_dictionary() {
+        let expected = agree(&ordered(&ORDER)).unwrap();
+        let d = Dictionary::from_json(&ordered(&ORDER)).unwrap();
+        assert_eq!(
+            d.lookup(20, 7).map(|v| (v.valid_from_scn, v.columns[1].charset.as_deref())),
+            Some((7, Some("AL32UTF8")))
+        );
+        assert_eq!(d.sys().map(|s| s.table_of(12, 7)), Some(Some(10)));
+        for order in [
+            ["tables", "sys", "objects", "owners", "scn", "db_charset", "format"],
+            ["sys", "tables", "scn", "format", "objects", "db_charset", "owners"],
+            ["objects", "format", "tables", "db_charset", "sys", "owners", "scn"],
+        ] {
+            assert_eq!(agree(&ordered(&order)).unwrap(), expected, "{order:?}");
+        }
+        // an unknown member anywhere is skipped
+        let mut order = ORDER.to_vec();
+        order.insert(0, r#""future": [{"tables": [1, 2]}, {"scn": "x"}]"#);
+        assert_eq!(agree(&ordered(&order)).unwrap(), expected);
+    }
+
+    #[test]
+    fn an_error_in_the_third_table_names_its_path() {
+        let text = ordered(&["tables", "scn", "db_charset", "format"]);
+        let bad = text.replacen(r#""nullable": true"#, r#""nullable": "yes""#, 3).replacen(
+            r#""nullable": "yes""#,
+            r#""nullable": true"#,
+            2,
+        );
+        let e = agree(&bad).unwrap_err();
+        assert_eq!(json_path(&e).as_deref(), Some("Text(\"$.tables[2].columns[1].nullable\")"));
+        assert!(e.to_string().contains("expected true or false, got string"), "{e}");
+        let missing = text.replacen(r#""owner": "HR", "name": "T30""#, r#""name": "T30""#, 1);
+        assert_eq!(json_path(&agree(&missing).unwrap_err()).as_deref(), Some("Text(\"$.tables[2].owner\")"));
+        // no `scn`: the first table without `valid_from_scn`
+        let no_scn = ordered(&["tables", "db_charset", "format"]);
+        let e = agree(&no_scn).unwrap_err();
+        assert_eq!(json_path(&e).as_deref(), Some("Text(\"$.tables[0].valid_from_scn\")"));
+    }
+
+    #[test]
+    fn documents_that_are_not_objects_or_not_json_fail_as_before() {
+        for text in ["", "[", "[]", "{", "{\"format\": 1,}", "5", "\"x\"", "null", "true", "{} x", "[1e400]",
+            "{\"tables\": [1e400]}", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]"]
+        {
+            let e = agree(text).unwrap_err();
+            assert_eq!(e.kind(), "dictionary", "{text}");
+        }
+        let e = Dictionary::from_json("[]").unwrap_err();
+        assert_eq!(
+            (e.to_string().contains("expected a JSON object, got array"), json_path(&e).as_deref()),
+            (true, Some("Text(\"$\")"))
+        );
+        let e = Dictionary::from_json("[").unwrap_err();
+        assert!(e.to_string().contains("not valid JSON: EOF while parsing a list at line 1 column 1"), "{e}");
+        // not JSON wins over a bad member before the syntax error
+        let text = ordered(&ORDER).replacen("\"HR\"", "5", 1);
+        assert!(agree(&text).is_err());
+        let e = agree(&format!("{}]", &text[..text.len() - 1])).unwrap_err();
+        assert!(e.to_string().contains("not valid JSON"), "{e}");
+    }
+
+    #[test]
+    fn errors_come_in_the_tree_readers_order() {
+        let bad_table = |t: &str| t.replacen(r#""owner": "HR", "name": "T10""#, r#""name": "T10""#, 1);
+        let bad_object = |t: &str| t.replacen(r#""owner": "HR", "name": "T10"}"#, r#""name": "T10"}"#, 1);
+        let bad_sys = |t: &str| {
+            t.replacen(r#""OWNER#": 50"#, r#""OWNER#": "50""#, 1).replacen(
+                r#""USER#": 50"#,
+                r#""USER#": "x""#,
+                1,
+            )
+        };
+        let shapes = [
+            r#""tables": 5"#,
+            r#""tables": null"#,
+            r#""tables": {"a": [1]}"#,
+            r#""objects": "x""#,
+            r#""objects": null"#,
+            r#""sys": [1]"#,
+            r#""sys": null"#,
+            r#""sys": {"OBJ$": {}}"#,
+            r#""sys": {"USER$": 1, "OBJ$": null}"#,
+        ];
+        for order in [
+            ORDER,
+            ["sys", "tables", "objects", "owners", "scn", "db_charset", "format"],
+            ["format", "sys", "objects", "tables", "db_charset", "owners", "scn"],
+        ] {
+            let text = ordered(&order);
+            for bad in [
+                bad_table(&text),
+                bad_object(&text),
+                bad_sys(&text),
+                bad_sys(&bad_table(&text)),
+                bad_object(&bad_table(&text)),
+                bad_object(&bad_sys(&bad_table(&text))),
+                text.replace(r#""obj": 20,"#, r#""obj": 10,"#), // overlapping versions
+                bad_sys(&text.replace(r#""obj": 20,"#, r#""obj": 10,"#)),
+                text.replace(r#""format_version": 1"#, r#""format_version": 2"#),
+            ] {
+                agree(&bad).unwrap_err();
+            }
+            for shape in shapes {
+                let mut members = order.to_vec();
+                members.push(shape);
+                let _ = agree(&ordered(&members));
+                members.retain(|m| !shape.contains(&format!("\"{m}\"")));
+                let _ = agree(&ordered(&members));
+            }
+            // a repeated member: the last one counts
+            let mut members = order.to_vec();
+            members
+                .insert(0, r#""tables": [1], "objects": [2], "sys": {"OBJ$": [3], "USER$": []}, "scn": "x""#);
+            assert_eq!(agree(&ordered(&members)).unwrap(), agree(&ordered(&order)).unwrap());
+            let mut members = order.to_vec();
+            members.push(r#""tables": [1]"#);
+            agree(&ordered(&members)).unwrap_err();
+            members.pop();
+            members.push(r#""sys": {"OBJ$": [], "OBJ$": [1], "USER$": [], "OBJ$": []}"#);
+            agree(&ordered(&members)).unwrap();
         }
     }
 

@@ -228,23 +228,31 @@ impl SysRows {
         let mut out = SysRows::default();
         for table in SysTable::ALL {
             for row in member.objects(table.name(), false)? {
-                let row = row?;
-                let parsed = row_from_json(table, &row, default_scn)?;
-                let open = parsed.valid_to_scn.is_none().then(|| parsed.rowid.clone());
-                if let Some(rowid) = open.filter(|r| out.open[table.slot()].contains_key(r)) {
-                    return Err(row.problem(
-                        Some("rowid"),
-                        format!(
-                            "two rows of ROWID {rowid} in {} stand now (valid_to_scn null)",
-                            table.name()
-                        ),
-                    ));
-                }
-                out.rows[table.slot()].push(parsed);
-                out.index_row(table, out.rows[table.slot()].len() - 1);
+                out.push_json_row(table, &row?, default_scn)?;
             }
         }
         Ok(out)
+    }
+
+    /// One row of the member's array of `table` (read after the ones before it in that array; the
+    /// arrays of the tables are independent of each other).
+    pub(super) fn push_json_row(
+        &mut self,
+        table: SysTable,
+        row: &Fields<'_>,
+        default_scn: Option<i64>,
+    ) -> Result<()> {
+        let parsed = row_from_json(table, row, default_scn)?;
+        let open = parsed.valid_to_scn.is_none().then(|| parsed.rowid.clone());
+        if let Some(rowid) = open.filter(|r| self.open[table.slot()].contains_key(r)) {
+            return Err(row.problem(
+                Some("rowid"),
+                format!("two rows of ROWID {rowid} in {} stand now (valid_to_scn null)", table.name()),
+            ));
+        }
+        self.rows[table.slot()].push(parsed);
+        self.index_row(table, self.rows[table.slot()].len() - 1);
+        Ok(())
     }
 
     /// The member alone, as JSON text (`SysRows::to_json`'s, Python's `SysRows.text`): every row
