@@ -20,8 +20,9 @@ Workloads (written once into ``--work`` by the generator and reused; the issue's
 * ``one-128``: ``seed11`` at ``--size 128MB --one-transaction``: one transaction of 19,545 rows
   committed at the end, its rows held until then
 * ``one-1g``: the same at ``--size 1GB``: one transaction of 1 GB of redo, 161,562 rows (6 minutes
-  to generate; at 2GB the generator stops at 1.1 GB: a table's 32,767-block extent map is full, as
-  the transaction's deletes free no space it may reuse in the generator)
+  to generate)
+* ``one-2g``: the same at ``--size 2GB``: one transaction of 2 GB of redo (its largest table
+  outgrows its first extent of 32,767 blocks and takes further ones, synth/database.py)
 * ``rac22``: ``seed11``'s options with ``--seed 22``, which draws two redo threads (RAC): the
   threads' events merged by SCN in the core (``native.ThreadMerge``)
 
@@ -61,6 +62,7 @@ WORKLOADS["one-128"] = [*WORKLOADS["seed11"][:4], "128MB", *WORKLOADS["seed11"][
 # 10 GB in 40 logs of 256 MB (a production log's size order): peak RSS against 10x the 1 GB set
 WORKLOADS["seed11-10g"] = [*WORKLOADS["seed11"][:4], "10GB", "--log-size", "256MB", *WORKLOADS["seed11"][7:]]
 WORKLOADS["one-1g"] = [*WORKLOADS["seed11"][:4], "1GB", *WORKLOADS["seed11"][5:], "--one-transaction"]
+WORKLOADS["one-2g"] = [*WORKLOADS["seed11"][:4], "2GB", *WORKLOADS["seed11"][5:], "--one-transaction"]
 # RAC: seed 22 draws two redo threads (sessions on both), the threads merged by SCN in the core
 WORKLOADS["rac22"] = ["--random", "--seed", "22", *WORKLOADS["seed11"][3:]]
 RECORDS_SETS = ("startup", "seed4", "seed11")  # the former path: too slow to matter on the large sets

@@ -13,7 +13,7 @@ State machine, mutable by design (style §6.5 "stateful machines"); the engine d
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,11 +21,11 @@ from redo_lib.errors import ScenarioError
 from redo_lib.synth.columns import encode
 from redo_lib.synth.scenario import TableSpec
 
-__all__ = ["Piece", "Row", "TableState", "make_dba", "render_rowid"]
+__all__ = ["TABLE_BLOCKS", "Piece", "Row", "TableState", "make_dba", "render_rowid"]
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _BLOCK_OVERHEAD = 120  # block header, ITLs, row directory slack
-_TABLE_BLOCKS = 0x8000  # blocks reserved per table (its "extent map")
+TABLE_BLOCKS = 0x8000  # blocks of one extent: a segment's first, reserved when it is made
 
 
 def make_dba(rfile: int, block: int) -> int:
@@ -94,6 +94,7 @@ class TableState:
         base_block: int,
         block_size: int,
         supplemental: str = "primary",
+        extend: Callable[[], int] | None = None,
     ) -> None:
         self.spec = spec
         # the supplemental logging in force: the table's, else the database's (scenario.py)
@@ -112,6 +113,10 @@ class TableState:
         self._blocks: dict[int, _Block] = {}
         self._current = 0
         self._next_block = base_block + 1
+        self._extent_end = base_block + TABLE_BLOCKS
+        # a further extent of TABLE_BLOCKS when the segment's are full: its first block, from the
+        # datafile's allocator (engine.py); without one the segment cannot grow past its first
+        self._extend = extend
         self._reusable: dict[int, None] = {}  # blocks with freed space, oldest first (an ordered set)
         self._unique = [tuple(spec.index_of(c) for c in cols) for cols in spec.unique_sets]
         self._rowid_prefix = _base64(dataobj, 6) + _base64(rfile, 3)
@@ -222,8 +227,13 @@ class TableState:
                 if block.used + need <= self.capacity:
                     self._current = number
                     return self._take(number, block, need) + (False,)
-        if self._next_block >= self._base + _TABLE_BLOCKS:
-            raise ScenarioError(f"{self.spec.full_name}: out of blocks (more than {_TABLE_BLOCKS - 1})")
+        if self._next_block >= self._extent_end:
+            if self._extend is None:
+                raise ScenarioError(f"{self.spec.full_name}: out of blocks (more than {TABLE_BLOCKS - 1})")
+            # a new extent, as Oracle adds one to a full segment: a transaction's own deletes free
+            # no space it reuses here, so one large transaction can outgrow the first extent
+            self._next_block = self._extend()
+            self._extent_end = self._next_block + TABLE_BLOCKS
         number = self._next_block
         self._next_block += 1
         block = _Block()
@@ -354,6 +364,7 @@ class TableState:
         self._reusable.clear()
         self._current = 0
         self._next_block = self._base + 1
+        self._extent_end = self._base + TABLE_BLOCKS  # further extents stay with the datafile, unused
         self._unique_map = [{} for _ in self._unique]
 
     def set_dataobj(self, dataobj: int) -> None:
@@ -366,7 +377,7 @@ class TableState:
         """EXCHANGE PARTITION: the two objects swap segments (data object id, blocks, rows); each
         keeps its object id and shape (the caller checked the columns match)."""
         fields = ("dataobj", "hdba", "rows", "deleted", "_base", "_blocks", "_current", "_next_block",
-                  "_reusable", "_rowid_prefix")  # fmt: skip
+                  "_extent_end", "_reusable", "_rowid_prefix")  # fmt: skip
         for name in fields:
             mine, theirs = getattr(self, name), getattr(other, name)
             setattr(self, name, theirs)

@@ -34,7 +34,7 @@ from redo_lib.errors import ScenarioError
 from redo_lib.format.model import ChangeVector, RowOperation, UndoRecord
 from redo_lib.scn import Uba, Xid
 from redo_lib.synth import ddl, dml, partitions, storage, sysrows
-from redo_lib.synth.database import TableState
+from redo_lib.synth.database import TABLE_BLOCKS, TableState
 from redo_lib.synth.dml import Change
 from redo_lib.synth.expected import Spool, TrailSink
 from redo_lib.synth.lobs import LobPage, LobSpace
@@ -66,6 +66,8 @@ __all__ = ["Engine", "OpenTxn"]
 _SLOTS_PER_SEGMENT = 34
 _SEGMENTS_PER_THREAD = 10
 _TABLE_OBJ_BASE = 70_000
+_DATA_FILE = 4  # the relative file number of the tables' segments
+_DATA_FILE_BLOCKS = 1 << 22  # the blocks a DBA can address in one file (redo-format §7.9)
 _CLEANOUT_EVERY = 3
 _MARKER_EVERY = 4
 
@@ -114,7 +116,8 @@ class Engine:
         self.dropped: list[Any] = []  # dropped by DDL, as they were then
         self.segment_keys: dict[str, TableState] = {}  # partition segments, by segment_key
         self._segment_key: dict[int, str] = {}
-        self._states_made = 0  # segments made so far (each its own range of blocks)
+        self._states_made = 0  # segments made so far (each its first extent, from the file's start)
+        self._extents_made = 0  # further extents of full segments (from the file's end, down)
         self._system_names = 100  # SYS_P<n> names of interval partitions
         self.sys = sysrows.SysTables(s.data_block_size)  # SYS.OBJ$, TABPART$, ... (sysrows.py)
         ids = [
@@ -182,17 +185,31 @@ class Engine:
         return table
 
     def _state(self, spec: TableSpec, obj: int, dataobj: int) -> TableState:
-        count = self._states_made
         self._states_made += 1
+        base = self._extent_at(0x100 + TABLE_BLOCKS * (self._states_made - 1))
         return TableState(
             spec,
             obj=obj,
             dataobj=dataobj,
-            rfile=4,
-            base_block=0x100 + 0x8000 * count,
+            rfile=_DATA_FILE,
+            base_block=base,
             block_size=self.settings.data_block_size,
             supplemental=spec.supplemental or self.settings.supplemental,
+            extend=self._further_extent,
         )
+
+    def _further_extent(self) -> int:
+        """The first block of a new extent for a full segment, taken from the datafile's end down."""
+        self._extents_made += 1
+        return self._extent_at(_DATA_FILE_BLOCKS - TABLE_BLOCKS * self._extents_made)
+
+    def _extent_at(self, first: int) -> int:
+        """``first``, unless the segments' first extents (from the start) and the further ones (from
+        the end) would overlap: the datafile is full."""
+        if 0x100 + TABLE_BLOCKS * self._states_made > _DATA_FILE_BLOCKS - TABLE_BLOCKS * self._extents_made:
+            raise ScenarioError(f"datafile {_DATA_FILE} is full: {self._states_made} segments, "
+                                f"{self._extents_made} further extents of {TABLE_BLOCKS} blocks")  # fmt: skip
+        return first
 
     def new_segment(self, table: Any, obj: int, dataobj: int) -> TableState:
         """The segment of a partition or subpartition of ``table`` (its key index is the table's)."""
