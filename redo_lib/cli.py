@@ -169,32 +169,76 @@ def _text_sink(out: TextIO, render: Callable[[Any], bytes], head: str = "") -> C
     return lambda batch: out.write(render(batch).decode())
 
 
+# a part of the Parquet trail closes after this many row groups (at most 64K rows or 2 MB encoded
+# each, redo_core::trail::parquet_out): the writer holds every row group's metadata and page indexes
+# until its file closes, so one file for a 10 GB decode grew the peak from 150 to 188 MB
+PART_ROW_GROUPS = 16
+
+
 class _ParquetSink:
-    """Staged trail batches -> ``path`` in the trail schema, ``trail_seq`` 0..n-1 in commit order,
-    written by the core (``native.TrailParquetWriter``: no ``pyarrow.parquet``, whose library and
-    column buffers cost the command 30 MB of peak RSS, docs/benchmarks.md); written as
-    ``path.partial`` and renamed when the decode ends well (removed when it fails)."""
+    """Staged trail batches -> ``folder/trail-00000.parquet``, ``trail-00001.parquet``, ... in the
+    trail schema, ``trail_seq`` 0..n-1 in commit order across the parts (a part holds the rows of
+    whole batches; an empty trail is one part of no rows). Written by the core
+    (``native.TrailParquetWriter``: no ``pyarrow.parquet``, whose library and column buffers cost
+    the command 30 MB of peak RSS, docs/benchmarks.md). The parts are written as hidden
+    ``.trail-NNNNN.parquet.partial`` files (readers of the folder skip them) and renamed when the
+    decode ends well, the folder's other ``trail-*.parquet`` files (an earlier decode's) removed
+    then; when it fails they are removed and the folder is as it was."""
 
-    def __init__(self, path: str) -> None:
-        from redo_lib.native import native
+    def __init__(self, folder: str, part_row_groups: int) -> None:
+        os.makedirs(folder, exist_ok=True)
+        self._folder, self._part_row_groups = folder, part_row_groups
+        self._partials: list[str] = []
+        self._writer: Any = None
+        self._rows = 0  # rows in the parts closed
 
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        self._path, self._partial = path, path + ".partial"
-        self._writer = native.TrailParquetWriter(self._partial)
+    def _part(self, n: int, partial: bool) -> str:
+        name = f"trail-{n:05d}.parquet"
+        return os.path.join(self._folder, f".{name}.partial" if partial else name)
 
     def __call__(self, batch: Any) -> None:
+        if self._writer is None:
+            self._open_part()
         self._writer.write(batch)
+        if self._writer.row_groups >= self._part_row_groups:
+            self._close_part()
+
+    def _open_part(self) -> None:
+        from redo_lib.native import native
+
+        self._partials.append(self._part(len(self._partials), partial=True))
+        self._writer = native.TrailParquetWriter(self._partials[-1], first=self._rows)
+
+    def _close_part(self) -> None:
+        self._rows += self._writer.close()
+        self._writer = None
+
+    @property
+    def parts(self) -> list[str]:
+        """The parts' final paths, in order."""
+        return [self._part(n, partial=False) for n in range(len(self._partials))]
 
     def __enter__(self) -> _ParquetSink:
         return self
 
     def __exit__(self, kind: object, *exc: object) -> None:
-        if kind is None:
-            self._writer.close()
-            os.replace(self._partial, self._path)
-        else:
-            del self._writer  # the file is closed unfinished, then removed
-            os.remove(self._partial)
+        if kind is not None:
+            self._writer = None  # an unclosed part is closed unfinished, then removed with the others
+            for partial in self._partials:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(partial)
+            return
+        if not self._partials:
+            self._open_part()  # an empty trail: one part, the schema and no rows
+        if self._writer is not None:
+            self._close_part()
+        final = set(self.parts)
+        for name in os.listdir(self._folder):
+            path = os.path.join(self._folder, name)
+            if name.startswith("trail-") and name.endswith(".parquet") and path not in final:
+                os.remove(path)  # an earlier decode's part this one did not overwrite
+        for partial, path in zip(self._partials, self.parts, strict=True):
+            os.replace(partial, path)
 
 
 def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -231,7 +275,12 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
         "SQL NULL as NULL); parquet: the trail schema (what the pipeline's trail/ holds; DuckDB, Spark, "
         "pyarrow read it) into --out",
     )
-    parser.add_argument("--out", metavar="DIR", help="with --format parquet: the folder for trail.parquet")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="with --format parquet: the folder for the trail's parts, trail-00000.parquet, trail-00001.parquet, "
+        "... (read the folder, or DIR/*.parquet; an earlier decode's parts there are replaced)",
+    )
     parser.add_argument("--emit-unknown", action="store_true", help="also emit objects the dictionary lacks")
     parser.add_argument(
         "--images",
@@ -265,8 +314,8 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
     with contextlib.ExitStack() as stack:
         sink: Callable[[Any], None]
         if args.format == "parquet":
-            path = os.path.join(args.out, "trail.parquet")
-            sink = stack.enter_context(_ParquetSink(path))
+            parquet = stack.enter_context(_ParquetSink(args.out, PART_ROW_GROUPS))
+            sink = parquet
         elif args.format == "jsonl":
             sink = _text_sink(out, native.render_jsonl)
         else:
@@ -285,7 +334,9 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
                 sink=sink,
             )
     if args.format == "parquet":
-        err.write(f"trail written to {path}\n")
+        parts = parquet.parts
+        err.write(f"trail written to {args.out}: {len(parts)} Parquet file{'s' if len(parts) > 1 else ''}, "
+                  f"{os.path.basename(parts[0])} .. {os.path.basename(parts[-1])}\n")  # fmt: skip
     else:
         getattr(out, "buffer", out).flush()
     summary = result.summary()

@@ -24,9 +24,10 @@ pub fn numbered_trail_batch(py: Python<'_>, staged: &Bound<'_, PyAny>, first: i6
     Ok(ArrowBatch::new(batch))
 }
 
-/// `TrailParquetWriter(path)`: a Parquet file of the trail schema created at `path`; `write(batch)`
-/// appends a staged trail batch's rows numbered on (`trail_seq` from 0), without the GIL;
-/// `close()` writes the footer and returns the rows written. A write after `close` is a
+/// `TrailParquetWriter(path, first=0)`: a Parquet file of the trail schema created at `path`;
+/// `write(batch)` appends a staged trail batch's rows numbered on (`trail_seq` from `first`),
+/// without the GIL; `rows` and `row_groups` say what it holds (what it keeps in memory until the
+/// footer grows with `row_groups`); `close()` writes the footer and returns the rows written. A write after `close` is a
 /// `ValueError`; a writer dropped unclosed leaves an unfinished file (the caller removes it).
 #[pyclass(module = "redo_lib._native", frozen)]
 pub struct TrailParquetWriter {
@@ -40,7 +41,8 @@ type Guard<'a> = std::sync::MutexGuard<'a, Option<CoreWriter<BufWriter<File>>>>;
 #[pymethods]
 impl TrailParquetWriter {
     #[new]
-    fn new(py: Python<'_>, path: String) -> PyResult<Self> {
+    #[pyo3(signature = (path, first = 0))]
+    fn new(py: Python<'_>, path: String, first: i64) -> PyResult<Self> {
         let file = File::create(&path).map_err(|e| {
             let position = Position { file: Some(path.clone()), ..Default::default() };
             errors::to_py(
@@ -48,7 +50,8 @@ impl TrailParquetWriter {
                 &Error::storage(format!("trail Parquet: cannot create the file: {e}"), position),
             )
         })?;
-        let inner = CoreWriter::try_new(BufWriter::new(file), &path).map_err(|e| errors::to_py(py, &e))?;
+        let inner =
+            CoreWriter::try_new(BufWriter::new(file), &path, first).map_err(|e| errors::to_py(py, &e))?;
         Ok(TrailParquetWriter { inner: Mutex::new(Some(inner)), path })
     }
 
@@ -63,6 +66,12 @@ impl TrailParquetWriter {
     #[getter]
     fn rows(&self) -> PyResult<i64> {
         Ok(self.lock()?.as_ref().map_or(0, CoreWriter::rows))
+    }
+
+    /// Row groups written out so far.
+    #[getter]
+    fn row_groups(&self) -> PyResult<usize> {
+        Ok(self.lock()?.as_ref().map_or(0, CoreWriter::row_groups))
     }
 
     fn close(&self, py: Python<'_>) -> PyResult<i64> {

@@ -27,7 +27,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redo_lib import pipeline
+from redo_lib import cli, pipeline
 from redo_lib.cli import cmd_decode
 from redo_lib.errors import AssemblyError
 from redo_lib.native import native
@@ -65,13 +65,49 @@ def test_parquet_holds_the_scenarios_trail_in_the_trail_schema(
     run = _decode(*map(str, generated.logs), "--dictionary", str(generated.dictionary), "--format", "parquet",
                   "--out", str(out))  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert run.stdout == "" and f"trail written to {out / 'trail.parquet'}" in run.stderr
-    table = pq.read_table(out / "trail.parquet")
+    assert run.stdout == ""
+    assert f"trail written to {out}: 1 Parquet file, trail-00000.parquet .. trail-00000.parquet" in run.stderr
+    assert [p.name for p in out.iterdir()] == ["trail-00000.parquet"]
+    table = pq.read_table(out)
     assert table.schema.remove_metadata() == trail_schema()
     assert [from_row(row).to_dict() for row in table.to_pylist()] == _expected(generated)
     assert table.column("trail_seq").to_pylist() == list(range(table.num_rows))  # commit order
     # the summary line counts what was written
     assert f"{table.num_rows} trail records" in run.stderr
+
+
+def test_a_long_trail_is_written_in_parts_numbered_on(generated: GenerationResult, tmp_path: Path) -> None:
+    """A part closes after its ``part_row_groups`` row groups (here none: after every batch), its rows
+    numbered on from the part before; an earlier decode's parts are replaced, other files kept."""
+    staged: list[Any] = []
+    pipeline.decode_logs(generated.logs, generated.dictionary, sink=staged.append)
+    whole = pa.Table.from_batches([pa.record_batch(b) for b in staged])
+    if whole.num_rows < 3:
+        pytest.skip("a trail of fewer than 3 rows")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "trail-00099.parquet").write_bytes(b"an earlier decode's")
+    (out / "notes.txt").write_text("the user's")
+    sink = cli._ParquetSink(str(out), part_row_groups=0)
+    with sink:
+        for start in range(0, whole.num_rows, 2):  # batches of 2 rows
+            sink(whole.slice(start, 2).combine_chunks().to_batches()[0])
+    parts = [Path(p) for p in sink.parts]
+    assert [p.name for p in parts] == [f"trail-{n:05d}.parquet" for n in range((whole.num_rows + 1) // 2)]
+    assert sorted(p.name for p in out.iterdir()) == sorted([*(p.name for p in parts), "notes.txt"])
+    tables = [pq.read_table(p) for p in parts]
+    assert [t.num_rows for t in tables] == [min(2, whole.num_rows - 2 * n) for n in range(len(parts))]
+    table = pa.concat_tables(tables)
+    assert table.column("trail_seq").to_pylist() == list(range(whole.num_rows))
+    assert [from_row(row).to_dict() for row in table.to_pylist()] == _expected(generated)
+
+
+def test_an_empty_trail_is_one_part_of_no_rows(tmp_path: Path) -> None:
+    with cli._ParquetSink(str(tmp_path), part_row_groups=16) as sink:
+        pass
+    assert sink.parts == [str(tmp_path / "trail-00000.parquet")]
+    table = pq.read_table(sink.parts[0])
+    assert table.num_rows == 0 and table.schema.remove_metadata() == trail_schema()
 
 
 def test_json_lines_hold_the_scenarios_trail(generated: GenerationResult) -> None:
@@ -90,7 +126,8 @@ def test_parquet_and_out_go_together(generated: GenerationResult, tmp_path: Path
 
 def test_a_decode_that_fails_leaves_no_parquet_behind(tmp_path: Path) -> None:
     """The rows go to the file as transactions commit; a log that turns out truncated partway is a
-    named error, and neither trail.parquet nor its partial file is left for a reader to take."""
+    named error, and neither a part nor its partial file is left for a reader to take; an earlier
+    decode's part stays as it was."""
     generated = generate(load_scenario(REPO / "include" / "scenarios" / "basic_dml.yaml"), tmp_path / "g")
     logs = [tmp_path / p.name for p in generated.logs]
     for src, dst in zip(generated.logs, logs, strict=True):
@@ -98,10 +135,13 @@ def test_a_decode_that_fails_leaves_no_parquet_behind(tmp_path: Path) -> None:
     last = logs[-1].read_bytes()
     logs[-1].write_bytes(last[: len(last) // 2])
     out = tmp_path / "out"
+    out.mkdir()
+    (out / "trail-00000.parquet").write_bytes(b"an earlier decode's")
     run = _decode(*map(str, logs), "--dictionary", str(generated.dictionary), "--format", "parquet",
                   "--out", str(out))  # fmt: skip
     assert run.returncode == 1 and "error:" in run.stderr and logs[-1].name in run.stderr
-    assert list(out.iterdir()) == []
+    assert [p.name for p in out.iterdir()] == ["trail-00000.parquet"]
+    assert (out / "trail-00000.parquet").read_bytes() == b"an earlier decode's"
 
 
 def test_the_dictionary_file_is_parsed_by_the_core_alone(

@@ -77,6 +77,8 @@ pub fn numbered_trail_batch(staged: &RecordBatch, first: i64) -> Result<RecordBa
 /// A Parquet file of the trail being written to `out` (a file: the binding's; a `Vec` in tests).
 pub struct TrailParquetWriter<W: Write + Send> {
     writer: ArrowWriter<W>,
+    /// the `trail_seq` of the first row
+    first: i64,
     /// the `trail_seq` of the next row
     next_seq: i64,
     /// where errors say they were (the file's name)
@@ -84,8 +86,9 @@ pub struct TrailParquetWriter<W: Write + Send> {
 }
 
 impl<W: Write + Send> TrailParquetWriter<W> {
-    /// A writer of [`trail_schema`] to `out`; `name` is what its errors name.
-    pub fn try_new(out: W, name: &str) -> Result<Self> {
+    /// A writer of [`trail_schema`] to `out`, its first row's `trail_seq` `first` (a part of a trail
+    /// written as several files numbers on from the part before); `name` is what its errors name.
+    pub fn try_new(out: W, name: &str, first: i64) -> Result<Self> {
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
@@ -93,7 +96,7 @@ impl<W: Write + Send> TrailParquetWriter<W> {
             .build();
         let schema: SchemaRef = trail_schema();
         let writer = ArrowWriter::try_new(out, schema, Some(props)).map_err(|e| storage(name, e))?;
-        Ok(TrailParquetWriter { writer, next_seq: 0, name: name.to_owned() })
+        Ok(TrailParquetWriter { writer, first, next_seq: first, name: name.to_owned() })
     }
 
     /// Append `staged`'s rows (see [`numbered_trail_batch`]), numbered on from the rows before.
@@ -107,7 +110,14 @@ impl<W: Write + Send> TrailParquetWriter<W> {
 
     /// Rows written so far.
     pub fn rows(&self) -> i64 {
-        self.next_seq
+        self.next_seq - self.first
+    }
+
+    /// Row groups written out so far (the one being filled not counted): what the writer holds
+    /// until [`finish`](Self::finish) grows with them (each one's column chunk metadata, column
+    /// and offset indexes), so a caller bounds it by closing the file and starting another.
+    pub fn row_groups(&self) -> usize {
+        self.writer.flushed_row_groups().len()
     }
 
     /// Write what is buffered and the footer; the file is whole after this.
@@ -176,8 +186,29 @@ mod tests {
     }
 
     #[test]
+    fn a_part_numbers_on_from_its_first_and_counts_its_row_groups() {
+        let mut writer = TrailParquetWriter::try_new(Vec::new(), "t-00001.parquet", 100).unwrap();
+        writer.write(&staged(ROW_GROUP_ROWS + 2)).unwrap();
+        assert_eq!((writer.rows(), writer.row_groups()), (ROW_GROUP_ROWS as i64 + 2, 1));
+        let path = std::env::temp_dir().join(format!("redo-core-part-{}.parquet", std::process::id()));
+        std::fs::write(&path, writer.finish().unwrap()).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let seq: Vec<i64> = reader
+            .flat_map(|b| {
+                let b = b.unwrap();
+                let seq =
+                    b.column_by_name("trail_seq").unwrap().as_any().downcast_ref::<Int64Array>().unwrap();
+                seq.values().to_vec()
+            })
+            .collect();
+        assert_eq!(seq, (100..100 + ROW_GROUP_ROWS as i64 + 2).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn rows_are_numbered_on_across_batches_and_read_back() {
-        let mut writer = TrailParquetWriter::try_new(Vec::new(), "t.parquet").unwrap();
+        let mut writer = TrailParquetWriter::try_new(Vec::new(), "t.parquet", 0).unwrap();
         writer.write(&staged(3)).unwrap();
         writer.write(&staged(2)).unwrap();
         assert_eq!(writer.rows(), 5);
@@ -245,7 +276,7 @@ mod tests {
         let wrong = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns).unwrap();
         let err = numbered_trail_batch(&wrong, 0).unwrap_err();
         assert!(err.to_string().contains("commit_scn is Int32"), "{err}");
-        let mut writer = TrailParquetWriter::try_new(Vec::new(), "t.parquet").unwrap();
+        let mut writer = TrailParquetWriter::try_new(Vec::new(), "t.parquet", 0).unwrap();
         let err = writer.write(&wrong).unwrap_err();
         assert_eq!(err.position().file.as_deref(), Some("t.parquet"));
     }
