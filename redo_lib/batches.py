@@ -404,7 +404,12 @@ def assemble_partition(
         lobs_in=lobs_in,
     )  # fmt: skip
     lobs_path = Path(batch_dir) / LOBS / part_name(index)
-    lobs = LobPagesWriter(lambda: lobs_path.parent.mkdir(parents=True, exist_ok=True) or lobs_path)
+
+    def open_lobs() -> Path:
+        lobs_path.parent.mkdir(parents=True, exist_ok=True)
+        return lobs_path
+
+    lobs = LobPagesWriter(open_lobs)
     for kind, out in stream:
         if kind == "trail":
             for row in out.to_pylist():

@@ -69,7 +69,8 @@ def _records(args: argparse.Namespace, source: LocalFileSource, report: DecodeRe
 
 def cmd_dump(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
     """Print the log as ALTER SYSTEM DUMP LOGFILE-style text (FILE HEADER, REDO RECORD, CHANGE lines)."""
-    from redo_lib.dump.render import V12_2, render_header, render_record
+    from redo_lib.dump.headers import V12_2
+    from redo_lib.dump.render import render_header, render_record
 
     args = _log_parser("dump", cmd_dump.__doc__ or "").parse_args(argv)
     source, header = _open(args.log)
@@ -166,7 +167,11 @@ def _text_sink(out: TextIO, render: Callable[[Any], bytes], head: str = "") -> C
         binary.write(head.encode())
         return lambda batch: binary.write(render(batch))
     out.write(head)
-    return lambda batch: out.write(render(batch).decode())
+
+    def write(batch: Any) -> None:
+        out.write(render(batch).decode())
+
+    return write
 
 
 # a part of the Parquet trail closes after this many row groups (at most 64K rows or 2 MB encoded
@@ -328,7 +333,8 @@ def cmd_decode(argv: Sequence[str], out: TextIO = sys.stdout, err: TextIO = sys.
             result = (decode_dumps if kind == "dump" else decode_logs)(
                 args.logs,
                 None if args.schemaless else args.dictionary,
-                options=EmitOptions(emit_unknown=args.emit_unknown, **image_options(args.images.split(","))),
+                # image_options gives the bool fields only
+                options=EmitOptions(emit_unknown=args.emit_unknown, **image_options(args.images.split(","))),  # type: ignore[arg-type]
                 policy=ErrorPolicy.SKIP if args.skip_corrupt else ErrorPolicy.RAISE,
                 allow_gaps=args.allow_gaps,
                 sink=sink,

@@ -24,10 +24,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redo_lib.errors import AssemblyError, Position, RedoError, locate
 from redo_lib.storage.sources import open_parquet, parquet_writer
+
+if TYPE_CHECKING:
+    from redo_lib._native import Emitter
 
 #: the batch folder's member the carried LOB pages are in, beside ``open/``
 LOBS = "lobs"
@@ -62,7 +65,7 @@ def part_name(task: int) -> str:
     return f"part-{task:05d}.parquet"
 
 
-def read_carried_lobs(emitter: Any, locations: Iterable[str]) -> None:
+def read_carried_lobs(emitter: Emitter, locations: Iterable[str]) -> None:
     """Read the previous batch's carried LOB pages into ``emitter``'s store (``native.Emitter``),
     before its first transaction: the LOB ids that went from every file first, then the pages, a
     record batch of ``READ_ROWS`` at a time. A file of another schema, or a bad row, is a
@@ -101,7 +104,7 @@ def read_carried_lobs(emitter: Any, locations: Iterable[str]) -> None:
                 raise locate(exc, file=location) from None
 
 
-def carried_lobs(emitter: Any, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Any]:
+def carried_lobs(emitter: Emitter, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Any]:
     """What ``emitter`` carries out, once its last transaction is emitted: record batches of
     ``lob_pages_schema()`` (the LOB ids that went, then the pages kept, in a fixed order: a rerun
     gives the same). Its ``lob_*`` counters are complete once this is exhausted."""
@@ -136,7 +139,7 @@ class LobPagesWriter:
         return self.rows
 
 
-def write_carried_lobs(emitter: Any, location: str, chunk_bytes: int = CHUNK_BYTES) -> int:
+def write_carried_lobs(emitter: Emitter, location: str, chunk_bytes: int = CHUNK_BYTES) -> int:
     """:func:`carried_lobs` into ``location`` (a local path or an ``s3://`` URL; it appears whole,
     and not at all when nothing is carried); how many rows."""
     import contextlib

@@ -16,6 +16,7 @@ import json
 import os
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 CRATES = Path(__file__).resolve().parents[1] / "crates"
 BUILD_COMMAND = "./redotrail setup"
@@ -81,4 +82,10 @@ def load() -> ModuleType:
     return _native
 
 
-native = load()
+if TYPE_CHECKING:
+    # what load() returns, with the types of its stub (_native.pyi): a ModuleType would be Any to mypy
+    from redo_lib import _native
+
+    native = _native
+else:
+    native = load()

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redo_lib.assembly.events import (
     ChangeEvent,
@@ -47,6 +47,10 @@ from redo_lib.windows import STEP_BYTES as STEP_BYTES
 from redo_lib.windows import TAIL_BYTES as TAIL_BYTES
 from redo_lib.windows import LogWindows
 from redo_lib.windows import open_source as open_source
+
+if TYPE_CHECKING:
+    from redo_lib._native import Assembler, Emitter, TransactionTable
+    from redo_lib.storage.sources import BlockSource
 
 #: Change events the transaction table keeps in memory per transaction before spilling the older ones
 #: to a temporary file (the core's default too: ``redo_core::assembly::DEFAULT_MEMORY_LIMIT``);
@@ -82,7 +86,7 @@ MIN_STEP_BYTES = 1 << 20
 
 
 def decode_range_arrow(
-    location: str | os.PathLike[str],
+    location: str | os.PathLike[str] | BlockSource,
     first_block: int = 2,
     last_block: int | None = None,
     *,
@@ -247,8 +251,8 @@ class DecodeResult:
 
 def reconcile(
     *,
-    emitter: Any,
-    table: Any,
+    emitter: Emitter,
+    table: TransactionTable,
     decoded: Mapping[tuple[int, str], int],
     carried_in: Mapping[tuple[int, str], int],
     carried_out: Mapping[tuple[int, str], int],
@@ -340,7 +344,7 @@ def _by_column(counter: Mapping[tuple[str, str, int], int]) -> dict[str, dict[st
     return out
 
 
-def _lob_unresolved(emitter: Any) -> dict[str, Any]:
+def _lob_unresolved(emitter: Emitter) -> dict[str, Any]:
     """The LOB values left unresolved by table and column, each with its reason (``OWNER.TABLE.COLUMN``
     -> reason -> values; docs/lobs.md): present only when there are some, for GE rule 17's message."""
     out: dict[str, dict[str, int]] = {}
@@ -349,14 +353,14 @@ def _lob_unresolved(emitter: Any) -> dict[str, Any]:
     return {"unresolved_by_column": out} if out else {}
 
 
-def _by_name(counter: Counter[tuple[str, str]]) -> dict[str, dict[str, int]]:
+def _by_name(counter: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for (name, op), n in sorted(counter.items()):
         out.setdefault(name, {})[op] = n
     return out
 
 
-def _by_object(counter: Counter[tuple[int, str]]) -> Counter[int]:
+def _by_object(counter: Mapping[tuple[int, str], int]) -> Counter[int]:
     total: Counter[int] = Counter()
     for (obj, _), n in counter.items():
         total[obj] += n
@@ -449,13 +453,12 @@ def decode_logs(
     ``carried_lobs`` / ``lobs_out``: the LOB pages carried in and out (``assemble_batches``).
     The logs are one set (``check_log_set``: one database, one incarnation, no duplicate and, unless
     ``allow_gaps``, no missing sequence), checked before a byte of redo is decoded."""
-    if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
-        dictionary = dictionary_document(Path(dictionary))  # parsed by the core alone
+    loaded = _loaded(dictionary)
     refs = describe_logs(locations, allow_gaps=allow_gaps)
     report = DecodeReport()
     return assemble_batches(
         iter_batch_arrow(refs, policy=policy, report=report, watermarks=True),
-        dictionary,
+        loaded,
         carried=carried,
         options=options,
         policy=policy,
@@ -509,8 +512,7 @@ def decode_dumps(
     from redo_lib.assembly.events import iter_events
     from redo_lib.dump import parse_dump
 
-    if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
-        dictionary = dictionary_document(Path(dictionary))  # parsed by the core alone
+    loaded = _loaded(dictionary)
     dumps = []
     for loc in locations:
         source = open_source(loc)
@@ -536,7 +538,7 @@ def decode_dumps(
             threads.setdefault(record.thread, []).extend(iter_events(record))
     streams = {thread: events_to_arrow(threads[thread]) for thread in sorted(threads)}
     return assemble_batches(
-        merge_threads(streams), dictionary, carried=carried, options=options, policy=policy,
+        merge_threads(streams), loaded, carried=carried, options=options, policy=policy,
         memory_limit=memory_limit, report=report, hold_from=hold_from, sink=sink,
     )  # fmt: skip
 
@@ -686,7 +688,7 @@ def assemble_batches(
     from redo_lib.trail.schema import from_row
 
     table = native.TransactionTable(memory_limit=memory_limit, policy=policy.value, hold_from=hold_from)
-    emitter = _emitter(native, dictionary, options)
+    emitter = _emitter(dictionary, options)
     read_carried_lobs(emitter, carried_lobs)
     stage = native.Assembler(table, emitter, chunk=chunk)
     trail: list[TrailRecord] = []
@@ -725,7 +727,8 @@ def assemble_batches(
     counts = stage_counts(stage, table, emitter)  # after the LOB carry-out: it counts its pages
     report = report or DecodeReport()
     # captured tables whose changes the decoder detected but cannot read (docs/data-quality.md)
-    history, table_of = dictionary, None
+    history = None if isinstance(dictionary, DictionaryDocument) else dictionary
+    table_of = None
     if isinstance(dictionary, DictionaryDocument):
         # the tables asked of the core's dictionary; the Python model only for the type names of
         # columns the decoder could not render (a rare decode)
@@ -751,11 +754,22 @@ def assemble_batches(
     )
 
 
+def _loaded(
+    dictionary: DictionaryHistory | str | os.PathLike[str] | None,
+) -> DictionaryHistory | DictionaryDocument | None:
+    """A history as it is; a dictionary file as its document, parsed by the core alone."""
+    if dictionary is not None and not isinstance(dictionary, DictionaryHistory):
+        return dictionary_document(Path(dictionary))
+    return dictionary
+
+
 def _emitter(
-    native: Any, dictionary: DictionaryHistory | DictionaryDocument | None, options: EmitOptions | None
-) -> Any:
+    dictionary: DictionaryHistory | DictionaryDocument | None, options: EmitOptions | None
+) -> Emitter:
     """The core's emitter over ``dictionary`` (a document's text as it is; a history's ``to_json``);
     the core's error about a document names its file."""
+    from redo_lib.native import native
+
     keywords = dataclasses.asdict(options or EmitOptions())
     if not isinstance(dictionary, DictionaryDocument):
         return native.Emitter(dictionary.to_json() if dictionary is not None else None, **keywords)
@@ -776,7 +790,7 @@ def _constant_bools(flag: bool, n: int) -> Any:
     )
 
 
-def stage_counts(stage: Any, table: Any, emitter: Any) -> dict[str, Any]:
+def stage_counts(stage: Assembler, table: TransactionTable, emitter: Emitter) -> dict[str, Any]:
     """:func:`reconcile` of a ``native.Assembler`` run over ``table`` and ``emitter`` (its
     ``carry_out`` done): the row changes it counted decoded, carried in and carried out."""
     return reconcile(

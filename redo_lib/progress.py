@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 
 class Progress:
@@ -62,7 +62,7 @@ class Progress:
             columns += [MofNCompleteColumn(), TextColumn(self._unit)]
         columns += [TimeElapsedColumn(), TimeRemainingColumn()]
         # forced onto a stream that is no terminal (--progress into a file): the bar, without colours
-        colours = "auto" if _is_terminal(self._stream) else None
+        colours: Literal["auto"] | None = "auto" if _is_terminal(self._stream) else None
         console = Console(file=self._stream, force_terminal=True, color_system=colours)
         self._bar = RichProgress(*columns, console=console, transient=False, refresh_per_second=8)
         self._bar.start()

@@ -155,6 +155,7 @@ def last_failure(batches: Sequence[BatchEntry], client: Any = None) -> dict[str,
     if newest is not None:
         looked.setdefault(newest.batch_id, newest)
     found: list[tuple[Any, str, dict[str, Any]]] = []
+    message: str | None
     for batch in looked.values():
         ended = batch.finished or batch.updated
         doc = read_failure(batch.batch_dir, client)
@@ -179,7 +180,7 @@ def _thread_lag(logs: Sequence[LogEntry], now: dt.datetime) -> list[dict[str, An
         return []
     newest_rid = max(live, key=lambda e: (e.resetlogs_scn or 0, e.resetlogs_id or 0)).resetlogs_id
     out = []
-    for thread in sorted({e.thread for e in live if e.resetlogs_id == newest_rid}):
+    for thread in sorted({e.thread for e in live if e.resetlogs_id == newest_rid and e.thread is not None}):
         mine = [e for e in live if e.thread == thread and e.resetlogs_id == newest_rid]
         seen = max(mine, key=lambda e: e.sequence or 0)
         done = [e for e in mine if e.status is LogStatus.PUBLISHED]

@@ -32,9 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redo_lib.dictionary import DictionaryHistory, TableVersion
+
+if TYPE_CHECKING:
+    from redo_lib._native import Emitter
 
 ENCRYPTED = "encrypted"
 OLTP_COMPRESSED = "oltp_compressed"
@@ -123,7 +126,7 @@ class TableStorage:
         return f"{self.owner}.{self.name}"
 
 
-def core_tables_of(emitter: Any, objs: Iterable[int]) -> Callable[[int], TableStorage | None]:
+def core_tables_of(emitter: Emitter, objs: Iterable[int]) -> Callable[[int], TableStorage | None]:
     """``table_of`` for :func:`unsupported_report` from the core emitter's dictionary
     (``native.Emitter.tables_of``): the objects of ``objs`` that are a table's."""
     found = {obj: TableStorage(*entry) for obj, entry in emitter.tables_of(sorted(set(objs))).items()}
@@ -184,8 +187,8 @@ def unsupported_report(
 
     def add(name: str, kind: str, n: int, unit: str, *, in_scope: bool, table: TableVersion | None) -> None:
         if not in_scope:
-            entry = out_of_scope.setdefault(name, {})
-            entry[kind] = entry.get(kind, 0) + n
+            counted = out_of_scope.setdefault(name, {})
+            counted[kind] = counted.get(kind, 0) + n
             return
         entry = tables.setdefault(name, {}).setdefault(
             kind, {"changes": 0, "counted": unit, "reason": REASONS[kind]}
@@ -286,7 +289,8 @@ def batch_unsupported(
     from redo_lib.native import native
 
     keys = ("include_owners", "exclude_owners", "include_tables", "exclude_tables")
-    scope = native.Emitter(None, **{k: set(v) for k, v in options.items() if k in keys})
+    scope_options: dict[str, Any] = {k: set(v) for k, v in options.items() if k in keys}
+    scope = native.Emitter(None, **scope_options)
     return unsupported_report(
         vectors=vectors,
         unsupported_ops=counts.get("unsupported_ops") or {},

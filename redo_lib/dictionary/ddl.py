@@ -655,7 +655,7 @@ def _create(
     col_no = 0
     for item in items:  # constraints first: a primary key makes its columns NOT NULL
         if _is_constraint(item):
-            work.keys += [key] if (key := _key_constraint(item)) else []
+            work.keys += [constraint] if (constraint := _key_constraint(item)) else []
     for item in items:
         if not _is_constraint(item):
             spec = _column_spec(item, type_required=True)
@@ -823,8 +823,8 @@ def ddl_subject(text: str, schema: str = "") -> DdlSubject:
             i += 1
         if i + 1 < len(words) and (words[i], words[i + 1]) in _TWO_WORD_TYPES:
             object_type, i = f"{words[i]} {words[i + 1]}", i + 2
-        elif i < len(words) and words[i] is not None:
-            object_type, i = words[i], i + 1
+        elif i < len(words) and (word := words[i]) is not None:
+            object_type, i = word, i + 1
         else:
             return DdlSubject(operation=operation, object_type="", owner=schema, name="")
     ts = _Stream(tokens)

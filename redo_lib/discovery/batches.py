@@ -259,8 +259,8 @@ def finish_batch(catalog: LogCatalog, batch_id: str, client: Any = None) -> dict
         "data_docs": ("report", "docs", "index.html"),
         "failure_report": FAILURE,
     }
-    found = {name: join_location(where, *parts) for name, parts in paths.items()}
-    found = {name: loc if object_exists(loc, client) else None for name, loc in found.items()}
+    locations = {name: join_location(where, *parts) for name, parts in paths.items()}
+    found = {name: loc if object_exists(loc, client) else None for name, loc in locations.items()}
     doc = read_failure(where, client) if found["failure_report"] else None
     failure = None
     if doc is not None:

@@ -413,7 +413,7 @@ def screen_logs(
                 f"learned from {source.learned_from}"
             )
         elif e.resetlogs_id in reasons:
-            why = reasons[e.resetlogs_id]  # type: ignore[index]
+            why = reasons[e.resetlogs_id]
         else:
             continue
         out.append(dataclasses.replace(e, status=LogStatus.REJECTED, ready=False, reason=why))

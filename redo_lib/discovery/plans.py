@@ -93,7 +93,7 @@ def _incarnations(logs: Sequence[LogEntry]) -> list[tuple[int, int, int | None]]
         for e in logs
         if e.identity and e.status in USABLE
     }
-    return sorted(seen, key=lambda x: (x[0], x[1]))  # type: ignore[arg-type,return-value]
+    return sorted(seen, key=lambda x: (x[0], x[1]))  # type: ignore[arg-type]
 
 
 def _frontier(logs: Sequence[LogEntry], chain: Sequence[BatchEntry]) -> dict[int, tuple[int, int | None]]:
@@ -215,10 +215,13 @@ def select_range(
         }
         if len(found) != 1:
             where = (
-                f"in several incarnations {sorted(found)}: name one" if found else "not in the log catalog"
+                # int | None to mypy: a None among ints would make sorted raise
+                f"in several incarnations {sorted(found)}: name one"  # type: ignore[type-var]
+                if found
+                else "not in the log catalog"
             )
             raise LogSetError(f"thread {t0} sequence {ranges[t0][0]} is {where}", thread=t0)
-        resetlogs_id = found.pop()  # type: ignore[assignment]
+        resetlogs_id = found.pop()
     rid: int = resetlogs_id  # type: ignore[assignment]
     by = logs_by_thread(logs, rid)
     frontier = _frontier(

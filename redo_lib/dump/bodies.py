@@ -18,6 +18,7 @@ Layer 2 (dump): imports errors, scn (layer 0) and format.model (layer 1).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from redo_lib.dump.lines import SCN, UBA, XID, LineCursor, parse_uba, parse_xid
 from redo_lib.dump.rows import parse_fb, parse_kdo, parse_ktb
@@ -205,7 +206,7 @@ def parse_undo(cur: LineCursor, *, wide: bool) -> UndoRecord:
     ktudb_flg, seq, rec = int(m.group(3), 16), int(m.group(4), 16), int(m.group(5), 16)
     xid = parse_xid(cur.expect(_KTUDB_XID, "the ktudb 'xid: ...' line").group(1))
     k, flg, user = _ktub(cur)
-    fields = {
+    fields: dict[str, Any] = {  # UndoRecord's keywords
         "xid": xid,
         "uba_seq": seq,
         "uba_rec": rec,

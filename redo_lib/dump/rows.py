@@ -283,14 +283,14 @@ def parse_kdo(cur: LineCursor) -> KdoPart:
             cur.expect(_VECTOR_CONTENT, "'Vector content:' (KDOM2)")
         pos: list[int] = []
         vals: list[bytes | None] = []
-        bitmap = bytearray((nnew + 7) // 8)
+        nulls = bytearray((nnew + 7) // 8)
         for i in range(nnew):
             number, value = cur.column(f"column {i + 1} of {nnew} of the URP")
             pos.append(number)
             vals.append(value)
             if value is None:
-                bitmap[i >> 3] |= 1 << (i & 7)
-        head["null_bitmap"] = bytes(bitmap)
+                nulls[i >> 3] |= 1 << (i & 7)
+        head["null_bitmap"] = bytes(nulls)
         columns, positions = tuple(vals), tuple(pos)
     elif code == KdoOpCode.CFA:
         m = cur.expect(_CFA_SLOT, "'tabn: .. slot: ..(0x..) flag: 0x..'")

@@ -66,7 +66,7 @@ def _fold_masks(block_size: int) -> tuple[int, tuple[tuple[int, int], ...]]:
     return half, tuple(steps)
 
 
-def block_xor(block: bytes | memoryview) -> int:
+def block_xor(block: bytes | bytearray | memoryview) -> int:
     """XOR of all 16-bit words of ``block`` (little-endian word view); 0 iff the §2.1 rule holds.
 
     The rule is endianness-independent: it says the XOR of even-offset bytes and of odd-offset bytes

@@ -163,11 +163,13 @@ def parse_full_scn(data: bytes, offset: int, layout: FileLayout) -> int:
 
     First six bytes all ``FF`` -> ``NO_SCN``. Caller guarantees 8 bytes at ``offset``.
     """
+    base: int
+    wrap: int
     base, wrap = layout.s.u32u16.unpack_from(data, offset)
     if base == 0xFFFFFFFF and wrap == 0xFFFF:
         return NO_SCN
     if wrap & 0x8000:
-        ext = layout.s.u16.unpack_from(data, offset + 6)[0]
+        ext: int = layout.s.u16.unpack_from(data, offset + 6)[0]
         return base | ext << 32 | (wrap & 0x7FFF) << 48
     return base | wrap << 32
 

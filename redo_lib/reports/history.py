@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redo_lib.reports.assets import BOOTSTRAP_CSS, SITE_VENDOR, VEGA, vendor_dir
 from redo_lib.status import (
@@ -29,6 +29,9 @@ from redo_lib.status import (
     render_duration,
 )
 from redo_lib.storage.catalog import LogCatalog, join_location, object_exists, read_text, write_text
+
+if TYPE_CHECKING:
+    import jinja2
 
 REPORT_DIR = "reports"  # under the work folder
 REPORT_PAGE = "index.html"
@@ -100,7 +103,7 @@ def _summary(batch_dir: str) -> dict[str, Any]:
 
 
 @cache
-def _templates() -> Any:
+def _templates() -> jinja2.Environment:
     """The templates' environment, built once (it caches the compiled template)."""
     import jinja2
 

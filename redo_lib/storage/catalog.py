@@ -33,10 +33,10 @@ import datetime as dt
 import enum
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, final
+from typing import Any, TypeVar, final
 from urllib.parse import urlparse
 
 import sqlalchemy as sa
@@ -153,6 +153,8 @@ class BatchEntry:
     def threads(self) -> tuple[int, ...]:
         return tuple(sorted(self.ranges))
 
+
+T = TypeVar("T")
 
 _LOG_COLUMNS = tuple(f.name for f in dataclasses.fields(LogEntry))
 _BATCH_COLUMNS = tuple(f.name for f in dataclasses.fields(BatchEntry))
@@ -326,7 +328,7 @@ class LogCatalog:
             raise
         self._guarded("COMMIT", tx.commit)
 
-    def _guarded(self, what: str, call: Any) -> Any:
+    def _guarded(self, what: str, call: Callable[[], T]) -> T:
         """``call()``, with any SQLAlchemy/DBAPI error turned into a ``StorageError``."""
         try:
             return call()

@@ -113,7 +113,7 @@ class SourceFile(io.RawIOBase):
         self.position = 0
 
     @property
-    def name(self) -> str:  # type: ignore[override]
+    def name(self) -> str:
         return self.source.name
 
     def readable(self) -> bool:

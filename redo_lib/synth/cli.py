@@ -110,7 +110,8 @@ def _progress(
     total = (
         parse_size(args.size)
         if sized
-        else (len(scenario.steps) if not callable(scenario.steps) else args.steps)
+        # a loaded scenario's steps are a tuple (Scenario.steps is typed Iterable)
+        else (len(scenario.steps) if not callable(scenario.steps) else args.steps)  # type: ignore[arg-type]
     )
     bar = Progress(f"synth {scenario.name}", total=total, unit="bytes" if sized else "steps", stream=stream)
 

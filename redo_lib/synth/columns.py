@@ -215,7 +215,8 @@ def parse_type(text: str, db_charset: str = _CHARSET, national_charset: str = _N
     ``INTERVAL DAY(p) TO SECOND(s)`` / LOBs / ``LONG`` / ``LONG RAW`` / ``ROWID`` / ``UROWID(n)`` ->
     ColumnType, in a database of those character sets, with the length, precision and scale Oracle's
     dictionary gives the declaration. Anything else raises ``ScenarioError``."""
-    sets = {"db_charset": db_charset, "national_charset": national_charset}
+    # ColumnType's keywords
+    sets: dict[str, Any] = {"db_charset": db_charset, "national_charset": national_charset}
     upper = " ".join(str(text).upper().split())
     if upper == "LONG RAW":
         return ColumnType(upper, _DEFAULT_LENGTH[upper], **sets)
@@ -488,7 +489,7 @@ def render(ctype: ColumnType, value: Any) -> str | None:
     if name == "BINARY_FLOAT":
         return render_binary_float(value)
     if name == "DATE":
-        return value.strftime("%Y-%m-%dT%H:%M:%S")
+        return str(value.strftime("%Y-%m-%dT%H:%M:%S"))  # str: value is Any
     if name == "TIMESTAMP":
         return str(value)
     if name in ("RAW", "BLOB", "LONG RAW", "XMLTYPE"):  # XMLTYPE: never in a trail (docs/generator.md)

@@ -270,7 +270,8 @@ def run(e: Engine, step: Ddl) -> None:
     if step.sql is not None:
         text = step.sql
     elif kind in PARTITION_STATEMENTS:
-        text = partddl.statement_text(step, table)
+        # Engine.table is typed TableState; a partition statement's table is a PartitionedTable
+        text = partddl.statement_text(step, table)  # type: ignore[arg-type]
     else:
         text = statement_text(step, spec)
     e.commit(step.session)  # DDL commits the session's open transaction first
@@ -300,7 +301,7 @@ def run(e: Engine, step: Ddl) -> None:
     elif kind == "truncate_table":
         _truncate(e, t, table)
     elif kind in PARTITION_STATEMENTS:
-        partddl.apply(e, t, step, table)
+        partddl.apply(e, t, step, table)  # type: ignore[arg-type]  # a PartitionedTable, as above
     else:
         table.reshape(new_spec, drop=drop)
     e.commit(step.session)
@@ -333,7 +334,8 @@ def _recycle(e: Engine, t: Any, table: Any) -> None:
     name = recycle_name(table.obj, e.clock.scn)
     objs = [table.obj]
     if isinstance(table, PartitionedTable):
-        objs += [x.obj for p in table.parts for x in (p, *p.subs)]
+        # not (p, *p.subs): mypy types its items object
+        objs += [x.obj for p in table.parts for x in [p] + list(p.subs)]
     for obj in objs:
         row = e.sys.find("OBJ$", **{"OBJ#": obj})
         if row is not None:

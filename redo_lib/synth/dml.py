@@ -280,8 +280,8 @@ def insert_rows(
         undo, redo = array_insert_pairs(ctx, table, group[0].pieces[0].block, group)
         placed = e.write_pair(t, table, undo, redo)
         t.changes.append(
-            Change(undo=[(undo, redo.ktb.uba)], revert=("insert", table, list(group), [None] * len(group)))
-        )  # type: ignore[union-attr]
+            Change(undo=[(undo, redo.ktb.uba)], revert=("insert", table, list(group), [None] * len(group)))  # type: ignore[union-attr, list-item]
+        )
         for row in group:
             _expect_insert(t, table, row, placed)
         group.clear()
@@ -802,8 +802,8 @@ def delete_rows(e: Engine, t: OpenTxn, table: TableState, rows: list[Row], *, ar
         for row in group:
             _expect_delete(t, table, row, placed)
         t.changes.append(
-            Change(undo=[(undo, redo.ktb.uba)], revert=("delete", table, list(group), remove(group)))
-        )  # type: ignore[union-attr]
+            Change(undo=[(undo, redo.ktb.uba)], revert=("delete", table, list(group), remove(group)))  # type: ignore[union-attr, list-item]
+        )
         group.clear()
 
     for row in rows:
@@ -817,8 +817,8 @@ def delete_rows(e: Engine, t: OpenTxn, table: TableState, rows: list[Row], *, ar
         placements = [e.write_pair(t, table, undo, redo) for undo, redo in pairs]
         _expect_delete(t, table, row, placements[0])
         t.changes.append(
-            Change(undo=[(u, r.ktb.uba) for u, r in pairs], revert=("delete", table, [row], remove([row])))
-        )  # type: ignore[misc]
+            Change(undo=[(u, r.ktb.uba) for u, r in pairs], revert=("delete", table, [row], remove([row])))  # type: ignore[union-attr, misc]
+        )
     flush()
 
 

@@ -249,7 +249,7 @@ class Engine:
             return segment
         hits = [t for t in self.tables.values() if name in (t.spec.full_name, t.spec.name)]
         if len(hits) == 1:
-            return hits[0]
+            return hits[0]  # type: ignore[no-any-return]  # self.tables holds PartitionedTable too
         if not hits and any(name in (t.spec.full_name, t.spec.name) for t in self.dropped):
             raise ScenarioError(f"table {name!r} was dropped (ORA-00942)")
         raise ScenarioError(f"unknown table {name!r}" if not hits else f"ambiguous table name {name!r}")

@@ -86,7 +86,11 @@ def ddl_record(
     thread: int, sequence: int, rba: str,
 ) -> dict[str, Any]:  # fmt: skip
     """The pending record of a DDL (``operation`` CREATE, ALTER, DROP or TRUNCATE)."""
-    columns = [("OPERATION", operation), ("OBJECT_TYPE", "TABLE"), ("DDL_TEXT", text)]
+    columns: list[tuple[str, str | None]] = [
+        ("OPERATION", operation),
+        ("OBJECT_TYPE", "TABLE"),
+        ("DDL_TEXT", text),
+    ]
     return pending_record(
         op="DDL", owner=owner, table=table, obj=obj, columns=columns, before=[], key_columns=(), changed=[],
         rowid="", scn=scn, subscn=subscn, op_time=op_time, thread=thread, sequence=sequence, rba=rba,

@@ -117,7 +117,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 partitions=tuple(
                     PartitionDef(obj=x.obj, dataobj=x.dataobj, name=x.name)
                     for p in parts
-                    for x in (p, *p.subparts)
+                    for x in [p] + list(p.subparts)  # not (p, *p.subparts): mypy types its items object
                     if x.obj is not None
                 ),
                 owner=spec.owner,
@@ -137,12 +137,13 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
         assert spec.obj is not None
         objects.append(OwnerObject(obj=spec.obj, dataobj=spec.dataobj, owner=spec.owner, name=spec.name))
         for p in spec.partition_by.partitions if spec.partition_by else ():
-            for x, kind in ((p, "TABLE PARTITION"), *((sp, "TABLE SUBPARTITION") for sp in p.subparts)):
+            segments = [(p, "TABLE PARTITION")] + [(sp, "TABLE SUBPARTITION") for sp in p.subparts]
+            for x, object_type in segments:
                 assert x.obj is not None
                 objects.append(
                     OwnerObject(
                         obj=x.obj, dataobj=x.dataobj, owner=spec.owner, name=spec.name, subname=x.name,
-                        type=kind,
+                        type=object_type,
                     )
                 )  # fmt: skip
     return DictionaryHistory(

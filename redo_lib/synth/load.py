@@ -412,7 +412,7 @@ _DDL_KEYS = {
 _OPTIONAL_KEYS = {"add_partition": {"values"}, "add_column": {"nullable"}}
 
 
-def _ddl(kind: str, args: Any, what: str, common: dict[str, str], sets: tuple[str, str]) -> Ddl:
+def _ddl(kind: str, args: Any, what: str, common: dict[str, Any], sets: tuple[str, str]) -> Ddl:
     """A DDL step: ``create_table: {<a table as under tables>}``, ``drop_table: T`` /
     ``truncate_table: T`` (or ``{table: T}``), the ALTER TABLE kinds with ``table`` and ``column``
     (plus ``type`` / ``to``); each may give ``sql`` (the statement text to write)."""

@@ -419,7 +419,7 @@ def _update_partition_key(e: Engine, t: OpenTxn, step: Update, pt: PartitionedTa
         raise ScenarioError("update without SET columns")
     targets = {pt.spec.index_of(name): expr for name, expr in step.set.items()}
     e.ensure_xid(t)
-    planned = []
+    planned: list[tuple[TableState, Row, dict[int, Any], list[Any] | None]] = []
     for state in pt.segments:
         for row in dml.matching(e, t, state, step.where):
             new = {i: dml.new_value(state, i, row.values[i], expr) for i, expr in targets.items()}
@@ -440,15 +440,15 @@ def _update_partition_key(e: Engine, t: OpenTxn, step: Update, pt: PartitionedTa
                     f"{pt.spec.full_name}: updated partition key maps to no partition (ORA-14400)"
                 )
             planned.append((state, row, new, values))
-    for state, row, new, values in planned:
-        if values is None:
+    for state, row, new, moved in planned:
+        if moved is None:
             dml.update_row(e, t, state, row, new, step.lob_pieces)
             continue
-        part, high = pt.locate(values)
+        part, high = pt.locate(moved)
         if part is None:
             assert high is not None
             part = create_interval(e, t, pt, high)
-        target = pt.segment(part, values)
+        target = pt.segment(part, moved)
         dml.delete_rows(e, t, state, [row])
-        pt.check_unique_elsewhere(values, t.ident, target)
-        dml.insert_rows(e, t, target, [target.build_row(tuple(values))], lob_pieces=step.lob_pieces)
+        pt.check_unique_elsewhere(moved, t.ident, target)
+        dml.insert_rows(e, t, target, [target.build_row(tuple(moved))], lob_pieces=step.lob_pieces)

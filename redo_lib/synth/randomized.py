@@ -375,7 +375,7 @@ class _Plan:
             array=multi and self.rnd.random() < 0.5,
         )
 
-    def _update(self, table: TableState, name: str, session: str, rows: list[Row], *, multi: bool) -> Step:
+    def _update(self, table: TableState, name: str, session: str, rows: list[Row], *, multi: bool) -> Update:
         rnd = self.rnd
         spec = table.spec
         chosen = self._pick(rows, multi)
@@ -533,7 +533,7 @@ class _Plan:
                     fitting.append((mate, next(iter(homes.values()), part)))
             if not fitting:
                 return None
-            mate, part = rnd.choice(fitting)
+            mate, part = rnd.choice(fitting)  # type: ignore[assignment]  # fitting's homes hold no None
             step = Ddl(statement=kind, partitions=(part.name,), with_table=mate.spec.full_name, **common)
         else:
             if kind == "drop_partition" and part.values in (MAXVALUE, "DEFAULT"):

@@ -228,7 +228,8 @@ def random_value(rnd: random.Random, ctype: ColumnType, nullable: bool, *, small
         return rnd.choice(
             [rnd.randrange(-1000, 1000), rnd.randrange(-(2**31), 2**31), 0, f"{rnd.randrange(10**6)}.5"]
         )
-    if name == "NUMBER":  # DECIMAL(p,s): p digits at most, s of them after the point
+    # DECIMAL(p,s): p digits at most, s of them after the point (precision None returned above)
+    if name == "NUMBER" and ctype.precision is not None:
         digits = rnd.randint(1, ctype.precision)
         return str(decimal.Decimal(rnd.randrange(-(10**digits) + 1, 10**digits)).scaleb(-(ctype.scale or 0)))
     if name == "FLOAT":

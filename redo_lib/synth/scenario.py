@@ -185,7 +185,7 @@ class TableSpec:
         _check_name(self.name, "table")
         if self.storage not in STORAGE_KINDS:
             raise ScenarioError(
-                f"table {self.full_name}: storage {self.storage!r} is not one of {sorted(STORAGE_KINDS - {None})}"
+                f"table {self.full_name}: storage {self.storage!r} is not one of {sorted(k for k in STORAGE_KINDS if k is not None)}"
             )
         if not self.columns:
             raise ScenarioError(f"table {self.full_name} has no columns")
@@ -288,7 +288,7 @@ class TableSpec:
         unknown = [k for k in values if k not in {c.name for c in self.columns}]
         if unknown:
             raise ScenarioError(f"{what}: {self.full_name} has no columns {unknown}")
-        out = []
+        out: list[Any] = []
         for c in self.columns:
             if c.hidden:  # an XMLTYPE's storage: its document (with_xml_storage)
                 if c.name in values:

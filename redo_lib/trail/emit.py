@@ -98,10 +98,15 @@ class DdlChange(Protocol):
     """What :func:`evolve_dictionary` reads of a DDL: a DDL ``ChangeEvent`` (``assembly.events``),
     or the core's DDL row change (the binding passes a ``SimpleNamespace`` of these four)."""
 
-    scn: int
-    obj: int
-    ddl_text: str
-    ddl_schema: str
+    # read-only: a frozen ChangeEvent is one
+    @property
+    def scn(self) -> int: ...
+    @property
+    def obj(self) -> int: ...
+    @property
+    def ddl_text(self) -> str: ...
+    @property
+    def ddl_schema(self) -> str: ...
 
 
 def evolve_dictionary(

@@ -179,7 +179,8 @@ def _datetime(text: str, aware: bool) -> dt.datetime | None:
     nanos = (m[7] or "").ljust(9, "0")
     if nanos[6:] != "000":
         return None  # below a microsecond
-    value = dt.datetime(*(int(m[i]) for i in range(1, 7)), int(nanos[:6]))
+    year, month, day, hour, minute, second = (int(m[i]) for i in range(1, 7))
+    value = dt.datetime(year, month, day, hour, minute, second, int(nanos[:6]))
     if not aware:
         return value
     zone = m[8] or "Z"
@@ -202,8 +203,8 @@ def typed_value(text: str | None, kind: Any) -> Any:
         value = _decimal(text, 18, 0)
         return None if value is None else int(value)
     if pa.types.is_floating(kind):
-        value = float(_FLOATS.get(text, text))
-        return value if pa.types.is_float64(kind) else float(pa.scalar(value, pa.float32()).as_py())
+        number = float(_FLOATS.get(text, text))
+        return number if pa.types.is_float64(kind) else float(pa.scalar(number, pa.float32()).as_py())
     if pa.types.is_timestamp(kind):
         return _datetime(text, aware=kind.tz is not None)
     if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
