@@ -27,11 +27,14 @@ use crate::error::{Error, Result};
 
 /// Events kept in memory per transaction before spilling (Python `DEFAULT_MEMORY_LIMIT`).
 pub const DEFAULT_MEMORY_LIMIT: usize = 50_000;
-/// Event data kept in memory per transaction before spilling. 16 MB: with the stage's output queue
+/// Event data kept in memory per transaction before spilling. 8 MB: with the stage's output queue
 /// (`stage::DEFAULT_QUEUE_BYTES`) this is what one long transaction adds to an assembly worker over
 /// small ones (64 MB each raised the worker's peak from 164 to 261 MB on 2 GB of redo in one
 /// transaction, docs/benchmarks.md); larger windows spill less but no faster in that benchmark.
-pub const DEFAULT_MEMORY_BYTES: usize = 16 << 20;
+/// The decode command's peak on one transaction of 2 GB: 146 MB at 16 MB, 128 at 8, 126 at 4, the
+/// same CPU (three runs each, docs/benchmarks.md): at its commit the spilled chunks come back one at
+/// a time while the in-memory tail is still held.
+pub const DEFAULT_MEMORY_BYTES: usize = 8 << 20;
 
 fn storage(what: &str, e: impl std::fmt::Display) -> Error {
     Error::storage(format!("transaction spill file: {what}: {e}"), Default::default())
