@@ -4,7 +4,8 @@ Only what the redo needs: every row has a place (data block, slot) for each of i
 column values (normalised, see ``columns.py``) and their encoded bytes. Rows larger than a data
 block are chained (redo-format §6.5): pieces of whole columns, head piece first, each in a block of
 its own. Blocks are filled in order; a slot freed by a committed delete (or a rolled-back insert) is
-reused, as Oracle reuses free space. Rows are never migrated: an update that grows a row leaves it
+reused, as Oracle reuses free space. A segment's blocks come in extents of ``TABLE_BLOCKS``: its
+first when it is made, more from the datafile when they are full (engine.py). Rows are never migrated: an update that grows a row leaves it
 where it is. Unique keys (PK, UK) are enforced like ORA-00001, and a row changed by an open
 transaction is locked against other sessions: a step that would wait raises ``ScenarioError``.
 
