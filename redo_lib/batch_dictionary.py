@@ -125,6 +125,7 @@ def evolve_batch_dictionary(
     sys_events: Any = None,
     hold_from: int | None = None,
     resetlogs_id: int | None = None,
+    disagreements: list[dict[str, Any]] | None = None,
 ) -> tuple[str | None, dict[str, int], list[dict[str, Any]]]:
     """Apply the batch's DDL events (rows, in redo order) and, with ``sys_events`` (``objs -> event
     record batches``, :func:`dictionary_transactions`), the row changes of the ``SYS`` dictionary
@@ -135,7 +136,14 @@ def evolve_batch_dictionary(
     was written with), the counts by effect (``ddl_*``; ``dictionary_rows``: SYS row changes
     applied) and what could not be applied (``emit.evolve_dictionary``; the core's ``sys_rows``
     problems). ``hold_from``: the batch's watermark (transactions committing at or above it wait
-    for the next batch, as in the assembly)."""
+    for the next batch, as in the assembly).
+
+    Where a DDL's transaction changed a table's ``SYS.COL$`` rows, those rows give the table's
+    columns from its commit on (docs/dictionary.md, "Columns from COL$"): the versions they give are
+    put in the dictionary written (``sys_columns.with_columns_from_sys``), a problem of that DDL's
+    text (not understood, contradicting the dictionary) is superseded (counted
+    ``ddl_text_superseded``, no longer a problem), and each disagreement between the rows and the
+    text's version is appended to ``disagreements`` (the core's ``column_disagreements``)."""
     from redo_lib.trail.emit import evolve_dictionary
 
     history = dictionary_at(dictionary)
@@ -147,23 +155,54 @@ def evolve_batch_dictionary(
     evolved = evolve_dictionary(history, events, counts, problems) if events else history
     objs = sys_objects(evolved) if sys_events is not None else []
     if objs:
-        evolved = _track_sys_rows(evolved, sys_events(objs), counts, problems, hold_from, resetlogs_id)
+        followed: list[dict[str, Any]] = []
+        tracked = _track_sys_rows(evolved, sys_events(objs), counts, followed, hold_from, resetlogs_id)
+        evolved = _columns_followed(tracked, followed, counts, problems, disagreements)
     if evolved is history and not own_copy:
         return dictionary, dict(counts), problems
     location = write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json())
     return location, dict(counts), problems
 
 
+def _columns_followed(
+    history: Any,
+    followed: list[dict[str, Any]],
+    counts: Counter[str],
+    problems: list[dict[str, Any]],
+    disagreements: list[dict[str, Any]] | None,
+) -> Any:
+    """After the SYS rows were followed (``followed``: the core's counts documents): the text
+    problems of DDL whose transaction changed the table's ``COL$`` rows superseded, the
+    disagreements handed on, the versions the ``COL$`` rows give put in the history."""
+    from redo_lib.dictionary.sys_columns import with_columns_from_sys
+
+    changed = {(int(obj), str(xid)) for doc in followed for obj, xid, _ in doc.get("columns_followed", [])}
+    sys_problems = [p for doc in followed for p in doc.get("ddl_problems", [])]
+    kept = [
+        p for p in problems
+        if not (p.get("kind") in ("unsupported", "conflict") and (p.get("obj"), p.get("xid")) in changed)
+    ]  # fmt: skip
+    if len(kept) < len(problems):
+        counts["ddl_text_superseded"] += len(problems) - len(kept)
+    problems[:] = kept + sys_problems
+    said = [d for doc in followed for d in doc.get("dictionary_disagreements", [])]
+    if disagreements is not None:
+        disagreements.extend(said)
+    return with_columns_from_sys(history) if changed else history
+
+
 def _track_sys_rows(
     history: Any,
     batches: Iterable[Any],
     counts: Counter[str],
-    problems: list[dict[str, Any]],
+    followed: list[dict[str, Any]],
     hold_from: int | None,
     resetlogs_id: int | None,
 ) -> Any:
     """The dictionary with the ``SYS`` row changes of ``batches``' committed transactions applied
-    (the core's emitter, ``apply_ddl`` on; nothing of them is a trail row)."""
+    (the core's emitter, ``apply_ddl`` on; nothing of them is a trail row); the core's counts
+    documents (their ``ddl_problems``, ``columns_followed``, ``dictionary_disagreements``) are
+    appended to ``followed``."""
     sys_json = None
     stream = assemble_stream(
         batches, None, {"apply_ddl": True}, resetlogs_id=resetlogs_id, hold_from=hold_from,
@@ -174,7 +213,7 @@ def _track_sys_rows(
             sys_json = out["json"]
             counts.update({k: int(v) for k, v in out["counters"].items() if v})
         elif kind == "counts":
-            problems.extend(out.get("ddl_problems", []))
+            followed.append(out)
     if sys_json is None or sys_json == history.sys_json:
         return history
     return history.with_sys(sys_json)

@@ -322,6 +322,11 @@ def reconcile(
         # outside the balance above (docs/tables.md)
         "ddl_records": _by_name(emitter.ddl_records),
         "ddl_problems": list(emitter.ddl_problems),
+        # tables whose SYS.COL$ rows, changed by a DDL's transaction, and the version its text gave
+        # disagreed: the COL$ columns won (docs/dictionary.md, "Columns from COL$"); and each commit
+        # that changed a table's COL$ rows: (table obj, XID, commit SCN)
+        "dictionary_disagreements": list(emitter.column_disagreements),
+        "columns_followed": [list(f) for f in emitter.columns_followed],
         # LOB values in row / out of row, pieces, and what could not be resolved or attached (counted,
         # never dropped silently: docs/lobs.md)
         "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")}

@@ -186,8 +186,9 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     start, source = starting_dictionary(batch, manifest)
     # and the row changes of the SYS dictionary tables (new partitions, new data object ids): the
     # transactions that made them, read whole from the units and the carried-in files
+    disagreements: list[dict[str, Any]] = []  # the SYS.COL$ rows won over a DDL text's version
     dictionary, ddl_counts, ddl_problems = evolve_batch_dictionary(
-        start, ddl_rows, batch.uri, own_copy=start != source,
+        start, ddl_rows, batch.uri, own_copy=start != source, disagreements=disagreements,
         sys_events=lambda objs: dictionary_transactions(units, carried, buckets, objs),
         hold_from=manifest.watermark_scn,
         resetlogs_id=manifest.logs[0].resetlogs_id if manifest.logs else None,
@@ -267,7 +268,8 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
     # counts), after the merge tasks too (peak_rss_mb_merge: a worker runs tasks of both steps)
     peaks = [{"resources": {"peak_rss_mb_merge": r["peak_rss_mb_merge"]}} for r in ranges]
     counts = {"batch_id": batch_id, **merge_counts([*(r["counts"] for r in results), *peaks]), "ddl": ddl_counts,
-              "ddl_problems": ddl_problems, "dictionary": dictionary, "dictionary_source": source}  # fmt: skip
+              "ddl_problems": ddl_problems, "dictionary_disagreements": disagreements, "dictionary": dictionary,
+              "dictionary_source": source}  # fmt: skip
     # captured tables whose changes the decoder detected but cannot read (docs/data-quality.md)
     counts["unsupported"] = batch_unsupported(
         counts, logged_vectors(batch), dictionary_at(dictionary), plan.options

@@ -480,6 +480,47 @@ class DictionaryHistory:
         kept.append(version)
         return self._replaced(version.obj, kept)
 
+    def with_columns(
+        self,
+        obj: int,
+        scns: tuple[int, int | None],
+        columns: tuple[ColumnDef, ...],
+        key: tuple[tuple[str, ...], KeyKind],
+    ) -> DictionaryHistory:
+        """A new history in which table ``obj`` has ``columns`` and ``key`` (its columns and kind) on
+        the SCN range ``scns`` (``[from, to)``, ``to`` ``None``: open), the rest of the version in
+        force at ``from`` as it was: that version is cut around the range (the columns its ``COL$``
+        rows give, ``sys_columns.with_columns_from_sys``). Raises ``MissingObjectError`` if no
+        version is in force at ``from``, ``DictionaryError`` if it ends inside the range."""
+        start, end = scns
+        current = [v for v in self._versions.get(obj, ()) if v.covers(start)]
+        if not current:
+            raise MissingObjectError(f"no version of object {obj} at SCN {start}", obj=obj, scn=start)
+        old = current[0]
+        if old.valid_to_scn is not None and (end is None or old.valid_to_scn < end):
+            raise DictionaryError(
+                f"{old.full_name}: its version ends at SCN {old.valid_to_scn}, inside the range from SCN "
+                f"{start} to {end}",
+                obj=obj,
+                scn=start,
+            )
+        cut = [dataclasses.replace(old, valid_to_scn=start)] if old.valid_from_scn < start else []
+        cut.append(
+            dataclasses.replace(
+                old,
+                columns=columns,
+                key_columns=key[0],
+                key_kind=key[1],
+                valid_from_scn=start,
+                valid_to_scn=end,
+            )
+        )
+        if end is not None and (old.valid_to_scn is None or old.valid_to_scn > end):
+            cut.append(dataclasses.replace(old, valid_from_scn=end))
+        kept = [v for v in self._versions[obj] if v is not old] + cut
+        kept.sort(key=lambda v: v.valid_from_scn)
+        return self._replaced(obj, kept)
+
     def with_dropped(self, obj: int, scn: int) -> DictionaryHistory:
         """A new history in which table ``obj`` no longer exists from ``scn`` on (DROP TABLE).
 

@@ -28,8 +28,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from redo_lib.dictionary.history import DictionaryHistory, JsonFields, SysRows
 from redo_lib.dictionary.model import (
@@ -45,7 +47,7 @@ from redo_lib.dictionary.model import (
 from redo_lib.errors import DictionaryError, Position, locate
 from redo_lib.values.text import charset_names
 
-__all__ = ["load_dictionary", "load_olr_checkpoint", "load_redotrail_json"]
+__all__ = ["column_from_col_row", "load_dictionary", "load_olr_checkpoint", "load_redotrail_json"]
 
 Source = str | os.PathLike[str]
 
@@ -190,14 +192,40 @@ def _intx(row: JsonFields, key: str) -> int:
 
 def _olr_column(row: JsonFields, db_charset: str, national_charset: str) -> ColumnDef | None:
     """One ``sys-col`` row; ``None`` for a column without storage (``seg-col`` 0: virtual)."""
-    segcol_no = row.get_int("seg-col")
+    if row.get_int("seg-col") == 0:
+        return None
+
+    def value(key: str) -> int | None:
+        number = row.get_int(key)
+        return None if number == _OLR_NULL else number
+
+    return column_from_col_row(
+        {
+            "COL#": row.get_int("col"), "SEGCOL#": row.get_int("seg-col"), "NAME": row.get_str("name"),
+            "TYPE#": row.get_int("type"), "LENGTH": row.get_int("length"), "PRECISION#": value("precision"),
+            "SCALE": value("scale"), "NULL$": row.get_int("null"), "PROPERTY": _intx(row, "property"),
+            "CHARSETID": row.get_int("charset-id"), "CHARSETFORM": row.get_int("charset-form"),
+        },
+        db_charset,
+        national_charset,
+    )  # fmt: skip
+
+
+def column_from_col_row(row: Mapping[str, Any], db_charset: str, national_charset: str) -> ColumnDef | None:
+    """One ``SYS.COL$`` row by its column names (``SEGCOL#``, ``NAME``, ``TYPE#``, ``LENGTH``,
+    ``PRECISION#``, ``SCALE``, ``NULL$``, ``PROPERTY``, ``CHARSETID``, ``CHARSETFORM``, ``COL#``;
+    NULL is ``None``), as the document's ``sys`` member and the core's ``columns_from_sys`` hold
+    them; ``None`` for a column without storage (``SEGCOL#`` 0: virtual). ``NULL$`` 0 is nullable,
+    ``PROPERTY`` hidden or unused makes a hidden column, a character column's ``CHARSETFORM`` 1 / 2
+    is the database / national character set: the rule of the core's ``SysRows::columns_at``
+    (crates/redo-core/src/trail/sys_columns.rs), which the core compares the versions with."""
+    segcol_no = int(row.get("SEGCOL#") or 0)
     if segcol_no == 0:
         return None
-    type_code = row.get_int("type")
-    form = row.get_int("charset-form")
-    charset_id = row.get_int("charset-id")
-    precision = row.get_int("precision")
-    scale = row.get_int("scale")
+    type_code = int(row["TYPE#"])
+    form = int(row.get("CHARSETFORM") or 0)
+    charset_id = int(row.get("CHARSETID") or 0)
+    precision, scale = row.get("PRECISION#"), row.get("SCALE")
     charset: str | None = None
     if type_code in _CHARACTER_TYPES:
         if form == 1:
@@ -207,17 +235,17 @@ def _olr_column(row: JsonFields, db_charset: str, national_charset: str) -> Colu
         elif charset_id:
             charset = charset_names().get(charset_id, f"CHARSET#{charset_id}")
     return ColumnDef(
-        col_no=row.get_int("col"),
+        col_no=int(row.get("COL#") or 0),
         segcol_no=segcol_no,
-        name=row.get_str("name"),
+        name=str(row["NAME"]),
         type_code=type_code,
         type_name=type_name_for_code(type_code, national=form == 2, float_=scale == _SCALE_FLOAT),
-        length=row.get_int("length"),
-        precision=None if precision == _OLR_NULL else precision,
-        scale=None if scale in (_OLR_NULL, _SCALE_FLOAT) else scale,
+        length=int(row.get("LENGTH") or 0),
+        precision=None if precision is None else int(precision),
+        scale=None if scale is None or scale == _SCALE_FLOAT else int(scale),
         charset=charset,
-        nullable=row.get_int("null") == 0,
-        hidden=bool(_intx(row, "property") & (_COL_HIDDEN | _COL_UNUSED)),
+        nullable=int(row.get("NULL$") or 0) == 0,
+        hidden=bool(int(row.get("PROPERTY") or 0) & (_COL_HIDDEN | _COL_UNUSED)),
     )
 
 

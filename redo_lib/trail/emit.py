@@ -109,6 +109,13 @@ class DdlChange(Protocol):
     def ddl_schema(self) -> str: ...
 
 
+def _xid(ddl: DdlChange) -> str | None:
+    """The DDL's transaction as the core writes an XID (``usn.slot.sqn``), when the change has one
+    (a ``ChangeEvent`` does; the core's DDL row change passed by the binding does not)."""
+    parts = [getattr(ddl, name, None) for name in ("usn", "slot", "sqn")]
+    return None if None in parts else ".".join(map(str, parts))
+
+
 def evolve_dictionary(
     history: DictionaryHistory,
     ddl_changes: Iterable[DdlChange],
@@ -120,16 +127,22 @@ def evolve_dictionary(
     DDL of other objects than tables (indexes, views, grants) is counted as ``ddl_other``. Table DDL
     that contradicts the dictionary (e.g. a dictionary exported after that SCN) is counted as
     ``ddl_conflicts``, text not understood as ``ddl_unsupported``; both leave the dictionary as it was
-    and, for tables of the exported schemas, are listed in ``problems`` (SCN, object, text, why): rows
-    after them would be shaped by a guess, so validation fails the batch (docs/tables.md). A DDL the
+    and, for tables of the exported schemas, are listed in ``problems`` (SCN, object, text, why, and
+    the transaction's ``xid`` when known): rows after them would be shaped by a guess, so validation
+    fails the batch (docs/tables.md), unless the ``SYS.COL$`` rows the DDL's transaction changed
+    supersede the text (``batch_dictionary``; docs/dictionary.md, "Columns from COL$"). A DDL the
     dictionary holds already (a DDL transaction open at the end of the previous batch, whose
     dictionary applied it by SCN) is counted as ``ddl_applied_before``."""
     counts = counters if counters is not None else Counter()
 
     def problem(ddl: DdlChange, kind: str, message: str) -> None:
         if problems is not None:
-            problems.append({"kind": kind, "scn": ddl.scn, "obj": ddl.obj or None, "schema": ddl.ddl_schema,
-                             "text": ddl.ddl_text[:1000], "message": message})  # fmt: skip
+            found = {"kind": kind, "scn": ddl.scn, "obj": ddl.obj or None, "schema": ddl.ddl_schema,
+                     "text": ddl.ddl_text[:1000], "message": message}  # fmt: skip
+            xid = _xid(ddl)
+            if xid is not None:  # the batch driver matches it with the COL$ rows its transaction changed
+                found["xid"] = xid
+            problems.append(found)
 
     owners: set[str] | None = None
     for ddl in ddl_changes:

@@ -405,6 +405,29 @@ impl Emitter {
         Ok(out)
     }
 
+    /// Tables whose `COL$` rows and version (the DDL text's) disagreed at a commit: the `COL$`
+    /// columns won (`redo_core::trail::ColumnDisagreement`), as dicts.
+    #[getter]
+    fn column_disagreements<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for d in &self.inner.column_disagreements {
+            let item = PyDict::new(py);
+            item.set_item("obj", d.obj)?;
+            item.set_item("owner", &d.owner)?;
+            item.set_item("table", &d.table)?;
+            item.set_item("scn", d.scn)?;
+            item.set_item("differences", &d.differences)?;
+            out.append(item)?;
+        }
+        Ok(out)
+    }
+
+    /// (table obj, XID, commit SCN) of each commit that changed a table's `COL$` rows.
+    #[getter]
+    fn columns_followed(&self) -> Vec<(i64, String, i64)> {
+        self.inner.columns_followed.clone()
+    }
+
     /// Read in one record batch of the previous batch's carried LOB pages (`lob_pages_schema()`):
     /// the pages go to the LOB store's file, LOB ids that went keep theirs out (`trail::lob_carry`).
     fn carry_in_lobs(&mut self, py: Python<'_>, batch: &Bound<'_, PyAny>) -> PyResult<()> {

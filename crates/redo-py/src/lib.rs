@@ -6,6 +6,7 @@
 mod arrow;
 mod assembly;
 mod convert;
+mod dictionary;
 mod emit;
 mod errors;
 mod jsonl;
@@ -376,6 +377,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mirror::MirrorFold>()?;
     m.add_function(wrap_pyfunction!(mirror::fold_schema, m)?)?;
     m.add_function(wrap_pyfunction!(mirror::partition_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(dictionary::columns_from_sys, m)?)?;
     m.add_function(wrap_pyfunction!(jsonl::render_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_out::numbered_trail_batch, m)?)?;
     m.add_class::<parquet_out::TrailParquetWriter>()?;

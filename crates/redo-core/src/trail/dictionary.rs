@@ -16,6 +16,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::sys::SysRows;
+use super::sys_columns::{columns_from_sys, ColumnDisagreement, SysVersion};
 use crate::error::{Detail, Error, Position, Result};
 
 #[path = "dictionary_stream.rs"]
@@ -107,6 +108,10 @@ pub struct Dictionary {
     segments: HashMap<i64, Vec<(i64, usize)>>,
     /// the document's `sys` member, followed from the redo (`sys.rs`); `None`: the document had none
     sys: Option<SysRows>,
+    /// versions whose columns the table's `COL$` rows give where they and `versions` disagree
+    /// (`sys_columns::columns_from_sys`), by table obj; found before `versions`. Derived from the
+    /// two, so rebuilt whenever the SYS rows layer changes ([`Dictionary::reconcile`]).
+    from_sys: HashMap<i64, Vec<SysVersion>>,
 }
 
 impl Dictionary {
@@ -141,7 +146,7 @@ impl Dictionary {
 
     /// This dictionary with `sys` as its SYS rows layer.
     pub fn with_sys(mut self, sys: Option<SysRows>) -> Self {
-        self.sys = sys;
+        self.set_sys(sys);
         self
     }
 
@@ -158,11 +163,43 @@ impl Dictionary {
     /// Replace the SYS rows layer (a dictionary rebuilt from a DDL keeps the one followed so far).
     pub fn set_sys(&mut self, sys: Option<SysRows>) {
         self.sys = sys;
+        self.reconcile();
     }
 
     /// Take the SYS rows layer out.
     pub fn take_sys(&mut self) -> Option<SysRows> {
+        self.from_sys.clear();
         self.sys.take()
+    }
+
+    /// Rebuild the versions the `COL$` rows give (after the SYS rows layer changed): every table
+    /// with `COL$` rows, compared with its versions at each SCN either changes. Returns every
+    /// disagreement, at whatever SCN (the caller reports those its commit made).
+    pub fn reconcile(&mut self) -> Vec<ColumnDisagreement> {
+        self.from_sys.clear();
+        let Some(sys) = &self.sys else { return Vec::new() };
+        let mut said = Vec::new();
+        for (&obj, versions) in &self.versions {
+            let (found, differences) =
+                columns_from_sys(obj, versions, sys, &self.db_charset, &self.national_charset);
+            if !found.is_empty() {
+                self.from_sys.insert(obj, found);
+            }
+            said.extend(differences);
+        }
+        said
+    }
+
+    /// How many versions the `COL$` rows give (where they and the versions disagree).
+    pub fn versions_from_sys(&self) -> usize {
+        self.from_sys.values().map(Vec::len).sum()
+    }
+
+    /// The versions the `COL$` rows give, by table obj then SCN.
+    pub fn from_sys(&self) -> impl Iterator<Item = &SysVersion> {
+        let mut objs: Vec<&i64> = self.from_sys.keys().collect();
+        objs.sort_unstable();
+        objs.into_iter().flat_map(|obj| self.from_sys[obj].iter())
     }
 
     /// This dictionary with the export's owners and their objects (the document's `owners` and
@@ -235,6 +272,7 @@ impl Dictionary {
             versions,
             segments,
             sys: None,
+            from_sys: HashMap::new(),
         })
     }
 
@@ -265,14 +303,19 @@ impl Dictionary {
         for &(table, i) in self.segments.get(&obj).map(Vec::as_slice).unwrap_or_default() {
             let version = &self.versions[&table][i];
             if version.covers(scn) {
-                return Some(version);
+                return self.version_at(table, scn).or(Some(version));
             }
         }
         None
     }
 
-    /// The version of table `obj` itself at `scn`.
+    /// The version of table `obj` itself at `scn`: the one its `COL$` rows give, else its own.
     fn version_at(&self, obj: i64, scn: i64) -> Option<&Arc<TableVersion>> {
+        if let Some(found) =
+            self.from_sys.get(&obj).and_then(|list| list.iter().find(|v| v.version.covers(scn)))
+        {
+            return Some(&found.version);
+        }
         for version in self.versions.get(&obj)?.iter().rev() {
             if version.valid_from_scn <= scn {
                 return version.covers(scn).then_some(version);
@@ -602,14 +645,14 @@ fn column_from_json(col: &Fields<'_>, db: &str, national: &str) -> Result<Option
     }))
 }
 
-struct Constraint {
+pub(super) struct Constraint {
     primary: bool,
     name: String,
     columns: Vec<String>,
 }
 
 /// `model.choose_key` (trail contract rule 12): the key column names in column order.
-fn choose_key(columns: &[ColumnDef], mut constraints: Vec<Constraint>) -> Vec<String> {
+pub(super) fn choose_key(columns: &[ColumnDef], mut constraints: Vec<Constraint>) -> Vec<String> {
     let by_name: HashMap<&str, &ColumnDef> = columns.iter().map(|c| (&*c.name, c)).collect();
     let ordered = |names: &[String]| -> Vec<String> {
         columns.iter().filter(|c| names.iter().any(|n| **n == *c.name)).map(|c| c.name.to_string()).collect()

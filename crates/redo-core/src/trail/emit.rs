@@ -37,6 +37,7 @@ use super::schema::{LobColumn, Name, Pairs, TrailRecord, TrailSink};
 use super::securefile::resolve_locator;
 use super::sys::SysTable;
 use super::sys_apply::SysChange;
+use super::sys_columns::ColumnDisagreement;
 use crate::assembly::{ChangeEvent, CommittedTransaction};
 use crate::error::{Detail, Error, Result};
 use crate::unsupported::{column_groups, unrenderable_type, COMPRESSED_ROW};
@@ -232,6 +233,12 @@ pub struct Emitter {
     by_dataobj: Option<HashMap<i64, i64>>,
     /// the current transaction's SYS row changes, applied at its commit (`sys_apply`)
     sys_pending: Vec<SysChange>,
+    /// tables whose `COL$` rows a commit changed so that they and the table's version (the DDL
+    /// text's) disagree: the `COL$` columns win (`sys_columns`), each reported once, at its commit
+    pub column_disagreements: Vec<ColumnDisagreement>,
+    /// (table obj, XID, commit SCN) of each commit that changed a table's `COL$` rows: the batch
+    /// driver supersedes the text problems of those transactions' DDL with them
+    pub columns_followed: Vec<(i64, String, i64)>,
 }
 
 fn count<K: Ord>(map: &mut BTreeMap<K, u64>, key: K) {
@@ -378,6 +385,7 @@ impl Emitter {
         commit_log: Option<&str>,
     ) -> Result<usize> {
         self.sys_pending.clear();
+        let problems_before = self.ddl_problems.len();
         let pieces = txn.changes.lob_pieces;
         if pieces > 0 {
             let store = self.lobs.get_or_insert_with(|| LobStore::new(None));
@@ -438,14 +446,19 @@ impl Emitter {
             self.add("lob_pieces_unattached", unattached as u64);
         }
         if !self.sys_pending.is_empty() {
-            self.apply_sys(txn.commit_scn);
+            self.apply_sys(&head.xid, txn.commit_scn, problems_before);
         }
         Ok(emitted)
     }
 
     /// The transaction's SYS row changes, at its commit SCN: applied to the dictionary's SYS rows
-    /// with `apply_ddl`, else only counted.
-    fn apply_sys(&mut self, commit_scn: i64) {
+    /// with `apply_ddl`, else only counted. Where they changed a table's `COL$` rows, its columns
+    /// are theirs from the commit on (`Dictionary::reconcile`): a disagreement with the version
+    /// the DDL text gave is counted and reported, and a problem this transaction's DDL text had on
+    /// that table (not understood, contradicting the dictionary) is superseded by the rows: counted
+    /// (`ddl_text_superseded`), no longer a problem. `problems_before`: the problems before the
+    /// transaction.
+    fn apply_sys(&mut self, xid: &str, commit_scn: i64, problems_before: usize) {
         let changes = std::mem::take(&mut self.sys_pending);
         self.add("dictionary_row_changes", changes.len() as u64);
         if !self.options.apply_ddl {
@@ -463,6 +476,28 @@ impl Emitter {
             }
         }
         self.by_dataobj = None; // a new data object of a table
+        let changed = done.columns_changed;
+        if changed.is_empty() {
+            return;
+        }
+        self.columns_followed.extend(changed.iter().map(|&obj| (obj, xid.to_owned(), commit_scn)));
+        let said = self.dictionary.as_mut().map(Dictionary::reconcile).unwrap_or_default();
+        for disagreement in said {
+            if disagreement.scn == commit_scn && changed.contains(&disagreement.obj) {
+                self.add("dictionary_column_disagreements", 1);
+                self.column_disagreements.push(disagreement);
+            }
+        }
+        let text_problem = |p: &DdlProblem| {
+            matches!(p.kind.as_str(), "unsupported" | "conflict")
+                && p.obj.is_some_and(|o| changed.contains(&o))
+        };
+        let tail = self.ddl_problems.split_off(problems_before.min(self.ddl_problems.len()));
+        let (superseded, kept): (Vec<DdlProblem>, Vec<DdlProblem>) = tail.into_iter().partition(text_problem);
+        self.ddl_problems.extend(kept);
+        if !superseded.is_empty() {
+            self.add("ddl_text_superseded", superseded.len() as u64);
+        }
     }
 
     fn record(

@@ -26,6 +26,7 @@
 //! that does not decode as its type, a compressed row image, a commit SCN before the row's start)
 //! is a [`DdlProblem`] of kind `sys_rows`; never a panic, never dropped unsaid.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::dictionary::{ColumnDef, TableVersion};
@@ -52,8 +53,10 @@ pub struct SysChange {
 }
 
 /// What applying a transaction's SYS row changes did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SysApplied {
+    /// the tables (`OBJ#`) whose `COL$` rows the applied changes opened or closed
+    pub columns_changed: BTreeSet<i64>,
     /// followed changes applied (counts.json `dictionary_rows`)
     pub applied: u64,
     /// changes to rows not followed (counted, not kept)
@@ -97,8 +100,12 @@ impl SysRows {
         order.sort_by_key(|c| c.table.apply_rank()); // stable: redo order inside a table
         let mut done = SysApplied::default();
         for change in order {
+            let columns_of = (change.table == SysTable::Col).then(|| self.col_table(change)).flatten();
             match self.apply_one(change, scn) {
-                Ok(true) => done.applied += 1,
+                Ok(true) => {
+                    done.applied += 1;
+                    done.columns_changed.extend(columns_of);
+                }
                 Ok(false) => done.not_followed += 1,
                 Err(why) => {
                     done.problems += 1;
@@ -107,6 +114,25 @@ impl SysRows {
             }
         }
         done
+    }
+
+    /// The table (`OBJ#`) a `COL$` change is about: the inserted row's, or the row standing
+    /// under the ROWID an update or delete names.
+    fn col_table(&self, c: &SysChange) -> Option<i64> {
+        let rc = &c.change;
+        let value = match rc.op {
+            RowOp::Insert => read(c.table, &c.layout, col::KEY, &rc.after).ok()??,
+            RowOp::Update | RowOp::Delete => {
+                let rowid = rowid(rc.dataobj, rc.bdba, rc.slot).ok()?;
+                let &i = self.open[c.table.slot()].get(&rowid)?;
+                self.rows[c.table.slot()].get(i)?.values.get(col::KEY)?.clone()?
+            }
+            RowOp::Ddl => return None,
+        };
+        match value {
+            SysValue::Int(obj) => Some(obj),
+            SysValue::Text(_) => None,
+        }
     }
 
     /// `Ok(true)`: applied, `Ok(false)`: not followed.

@@ -233,3 +233,114 @@ fn a_virtual_column_has_no_storage_and_a_col_row_without_a_kept_column_is_an_err
     let err = dictionary(&e).sys().unwrap().columns_at(100, 10, "A", "B").unwrap_err();
     assert!(err.contains("column B of object 100 at SCN 10 has no TYPE#"), "{err}");
 }
+
+/// The stored column names of the version `obj` resolves to at `scn`.
+fn names_at(e: &Emitter, obj: i64, scn: i64) -> Vec<String> {
+    dictionary(e).lookup(obj, scn).unwrap().columns.iter().map(|c| c.name.to_string()).collect()
+}
+
+#[test]
+fn col_rows_win_over_the_version_they_disagree_with_from_the_commit_on() {
+    let mut e = emitter(&col_document(), true);
+    assert_eq!(dictionary(&e).versions_from_sys(), 0); // the export's rows and version agree
+    commit(&mut e, 100, vec![col_insert(1, 100, 2, "NOTE")]);
+    assert_eq!(names_at(&e, 100, 99), ["ID"]);
+    assert_eq!(names_at(&e, 100, 100), ["ID", "NOTE"]);
+    assert_eq!(names_at(&e, 101, 100), ["ID", "NOTE"]); // its partition resolves to the same
+    assert_eq!(dictionary(&e).lookup(100, 100).unwrap().key_columns, ["ID"]);
+    assert_eq!(counter(&e, "dictionary_column_disagreements"), 1);
+    let said = &e.column_disagreements[0];
+    assert_eq!((said.obj, said.scn, said.owner.as_str(), said.table.as_str()), (100, 100, "APP", "T"));
+    assert_eq!(said.differences, ["SEGCOL# 2: NOTE only in COL$"]);
+    assert_eq!(e.columns_followed, [(100, "1.2.3".to_owned(), 100)]);
+    // RENAME COLUMN ID TO PK: the key follows the column by its SEGCOL#
+    commit(&mut e, 150, vec![change(URP, COL, C_OBJ, 0, &[(5, text("PK"))])]);
+    assert_eq!(names_at(&e, 100, 150), ["PK", "NOTE"]);
+    assert_eq!(dictionary(&e).lookup(100, 150).unwrap().key_columns, ["PK"]);
+    assert_eq!(names_at(&e, 100, 149), ["ID", "NOTE"]);
+    // each commit's disagreement is reported once, at its commit
+    assert_eq!(e.column_disagreements.iter().map(|d| d.scn).collect::<Vec<_>>(), [100, 150]);
+    // a commit without COL$ changes reports nothing
+    commit(&mut e, 200, add_p2());
+    assert_eq!(e.column_disagreements.len(), 2);
+    assert_eq!(names_at(&e, 102, 200), ["PK", "NOTE"]); // the new partition: the table's columns
+}
+
+#[test]
+fn a_document_whose_col_rows_disagree_loads_with_theirs_reporting_nothing() {
+    let mut doc: Value = serde_json::from_str(&col_document()).unwrap();
+    doc["sys"]["COL$"].as_array_mut().unwrap().push(col_row(1, 100, 2, "NOTE", 1, 40));
+    let e = emitter(&doc.to_string(), true);
+    assert_eq!(dictionary(&e).versions_from_sys(), 1);
+    assert_eq!(names_at(&e, 100, 10), ["ID", "NOTE"]);
+    assert!(e.column_disagreements.is_empty()); // a previous batch reported it
+}
+
+/// A DDL handler that leaves the dictionary as it was and says the text was not understood (as
+/// Python's parser does for a statement it does not read).
+struct NotUnderstood;
+
+impl DdlHandler for NotUnderstood {
+    fn evolve(
+        &mut self,
+        rc: &RowChange,
+        _counters: &mut std::collections::BTreeMap<String, u64>,
+        problems: &mut Vec<DdlProblem>,
+    ) -> crate::Result<Option<Dictionary>> {
+        problems.push(DdlProblem {
+            kind: "unsupported".into(),
+            scn: rc.scn,
+            obj: Some(rc.obj),
+            schema: rc.ddl_schema.clone(),
+            text: rc.ddl_text.clone(),
+            message: "not understood".into(),
+        });
+        Ok(None)
+    }
+}
+
+fn ddl_of_t(text: &str) -> ChangeEvent {
+    let mut ddl = change(0, 100, 0, 0, &[]);
+    (ddl.kind, ddl.ddl_text, ddl.ddl_schema) = (kind::DDL, text.into(), "APP".into());
+    ddl
+}
+
+#[test]
+fn a_ddl_text_not_understood_is_superseded_by_the_col_rows_of_its_transaction() {
+    let mut e = emitter(&col_document(), true);
+    let events =
+        vec![ddl_of_t("ALTER TABLE T ADD (NOTE VARCHAR2(40 CHAR) INVISIBLE)"), col_insert(1, 100, 2, "NOTE")];
+    e.emit(&txn(100, events), Some(&mut NotUnderstood), &mut TrailBuilder::new(), None).unwrap();
+    assert!(e.ddl_problems.is_empty(), "{:?}", e.ddl_problems);
+    assert_eq!(counter(&e, "ddl_text_superseded"), 1);
+    assert_eq!(names_at(&e, 100, 100), ["ID", "NOTE"]);
+    // a DDL whose transaction changes no COL$ row: its problem stands
+    let events = vec![ddl_of_t("ALTER TABLE T ENABLE ROW MOVEMENT")];
+    e.emit(&txn(200, events), Some(&mut NotUnderstood), &mut TrailBuilder::new(), None).unwrap();
+    assert_eq!(e.ddl_problems.len(), 1);
+    assert_eq!(counter(&e, "ddl_text_superseded"), 1);
+}
+
+#[test]
+fn a_ddl_text_applied_at_its_own_scn_agrees_with_the_col_rows_of_its_commit() {
+    let doc = col_document();
+    let mut evolved: Value = serde_json::from_str(&doc).unwrap();
+    let tables = evolved["tables"].as_array_mut().unwrap();
+    let t = tables.iter().position(|t| t["name"] == "T").unwrap();
+    let mut added = tables[t].clone();
+    tables[t]["valid_to_scn"] = json!(90);
+    added["valid_from_scn"] = json!(90);
+    let note: Value = serde_json::from_str(&column(2, "NOTE", "VARCHAR2")).unwrap();
+    added["columns"].as_array_mut().unwrap().push(note);
+    tables.push(added);
+    let mut e = emitter(&doc, true);
+    let mut handler = Rebuild(evolved.to_string());
+    // the DDL record at SCN 90 (its text's version opens there), its COL$ insert at the commit
+    let events = vec![ddl_of_t("ALTER TABLE T ADD (NOTE VARCHAR2(40))"), col_insert(1, 100, 2, "NOTE")];
+    e.emit(&txn(100, events), Some(&mut handler), &mut TrailBuilder::new(), None).unwrap();
+    assert!(e.column_disagreements.is_empty(), "{:?}", e.column_disagreements);
+    assert_eq!(dictionary(&e).versions_from_sys(), 0);
+    assert_eq!(names_at(&e, 100, 95), ["ID", "NOTE"]);
+    assert_eq!(e.columns_followed, [(100, "1.2.3".to_owned(), 100)]);
+    assert_eq!(counter(&e, "dictionary_column_disagreements"), 0);
+}

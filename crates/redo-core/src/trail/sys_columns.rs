@@ -1,12 +1,16 @@
 //! A table's columns from its `SYS.COL$` rows (docs/dictionary.md, "The SYS rows"): the stored
-//! columns of a table at an SCN as the dictionary's model has them ([`ColumnDef`]), and how they
-//! differ from another reading of the same table (the version the DDL text gave).
+//! columns of a table at an SCN as the dictionary's model has them ([`ColumnDef`]), how they
+//! differ from another reading of the same table (the version the DDL text gave), and the versions
+//! whose columns they give where the two differ ([`columns_from_sys`]: the `COL$` rows win).
 //!
 //! Why: a column DDL changes `COL$` rows inside its transaction (ADD COLUMN inserts one, RENAME
 //! COLUMN updates `NAME`, DROP COLUMN deletes it, SET UNUSED sets `PROPERTY` bits and renames it,
 //! MODIFY updates `TYPE#` / `LENGTH` / `PRECISION#` / `SCALE` / `NULL$`); those rows, not the text
-//! the user typed, are what Oracle did. This module reads them; the emitter does not yet replace a
-//! version's columns with them (issue 33's next step).
+//! the user typed, are what Oracle did. Where a table's `COL$` rows and its version disagree, the
+//! dictionary resolves the table to a version with the `COL$` columns (`Dictionary::lookup`), and
+//! the emitter reports the disagreement at the commit that made it (docs/dictionary.md, "Columns
+//! from COL$"). The rest of the version (name, keys, storage) stays the text's: the keys are
+//! carried over by name, else by `SEGCOL#` (a renamed key column).
 //!
 //! The rule, the same as the OLR loader's (`redo_lib/dictionary/load.py`, `_olr_column`): a row with
 //! `SEGCOL#` 0 has no storage (virtual) and is left out; `NULL$` 0 is nullable; `PROPERTY` bit
@@ -15,7 +19,7 @@
 
 use std::sync::Arc;
 
-use super::dictionary::ColumnDef;
+use super::dictionary::{choose_key, ColumnDef, TableVersion};
 use super::sys::{col, SysRows, SysTable};
 
 /// `COL$.PROPERTY` bits of a hidden and of an unused (`SET UNUSED`) column.
@@ -115,4 +119,136 @@ pub fn column_differences(text: &[ColumnDef], sys: &[ColumnDef]) -> Vec<String> 
         }
     }
     out
+}
+
+/// A version whose columns a table's `COL$` rows give ([`columns_from_sys`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SysVersion {
+    pub version: Arc<TableVersion>,
+    /// none of the key columns of the version it stands for is left: its key is every column, as
+    /// a table without a key has (rule 12)
+    pub every_column_key: bool,
+}
+
+/// Where a table's `COL$` rows and its version disagree from `scn` on: the `COL$` columns win.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnDisagreement {
+    pub obj: i64,
+    pub owner: String,
+    pub table: String,
+    pub scn: i64,
+    /// [`column_differences`]' lines, or why the `COL$` rows could not be read (then the version
+    /// stands)
+    pub differences: Vec<String>,
+}
+
+/// The versions of table `obj` (its own `versions`, by SCN) whose columns its `COL$` rows give,
+/// one per SCN range where those rows and the version valid then disagree, and the disagreements
+/// (by the SCN each range starts at). Ranges are cut at every SCN a `COL$` row of `obj` or a
+/// version starts or ends at. A DDL's text opens its version at the DDL's own SCN and its `COL$`
+/// rows change at its commit, a little later: a version that starts where no `COL$` row does and
+/// agrees with them at their next change is the text running ahead of its own commit, not a
+/// disagreement (no other transaction changes the table in between: the DDL holds its lock).
+pub fn columns_from_sys(
+    obj: i64,
+    versions: &[Arc<TableVersion>],
+    sys: &SysRows,
+    db_charset: &str,
+    national_charset: &str,
+) -> (Vec<SysVersion>, Vec<ColumnDisagreement>) {
+    let col_bounds = scn_bounds(sys.versions(SysTable::Col, obj).map(|r| (r.valid_from_scn, r.valid_to_scn)));
+    if col_bounds.is_empty() || versions.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let bounds = scn_bounds(
+        versions
+            .iter()
+            .map(|v| (v.valid_from_scn, v.valid_to_scn))
+            .chain(col_bounds.iter().map(|&b| (b, None))),
+    );
+    let (mut out, mut said) = (Vec::new(), Vec::new());
+    for (i, &from) in bounds.iter().enumerate() {
+        let Some(version) = versions.iter().find(|v| v.covers(from)) else { continue };
+        if col_bounds.binary_search(&from).is_err() {
+            let next = col_bounds.iter().find(|&&b| b > from).copied();
+            let ahead = next.filter(|&b| version.covers(b)).is_some_and(|b| {
+                matches!(sys.columns_at(obj, b, db_charset, national_charset),
+                         Ok(Some(c)) if column_differences(&version.columns, &c).is_empty())
+            });
+            if ahead {
+                continue;
+            }
+        }
+        let disagreement = |differences| ColumnDisagreement {
+            obj,
+            owner: version.owner.clone(),
+            table: version.name.clone(),
+            scn: from,
+            differences,
+        };
+        let columns = match sys.columns_at(obj, from, db_charset, national_charset) {
+            Ok(Some(columns)) => columns,
+            Ok(None) => continue,
+            Err(why) => {
+                said.push(disagreement(vec![why]));
+                continue;
+            }
+        };
+        let differences = column_differences(&version.columns, &columns);
+        if differences.is_empty() {
+            continue;
+        }
+        said.push(disagreement(differences));
+        let (key_columns, every_column_key) = carried_keys(version, &columns, sys, from);
+        let version = Arc::new(TableVersion {
+            columns,
+            key_columns,
+            valid_from_scn: from,
+            valid_to_scn: bounds.get(i + 1).copied(),
+            ..(**version).clone()
+        });
+        out.push(SysVersion { version, every_column_key });
+    }
+    (out, said)
+}
+
+/// Every SCN a range of `ranges` starts or ends at, ascending, once each.
+fn scn_bounds(ranges: impl Iterator<Item = (i64, Option<i64>)>) -> Vec<i64> {
+    let mut out: Vec<i64> = ranges.flat_map(|(from, to)| std::iter::once(from).chain(to)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The version's key columns among `columns`, in column order: by name, else (a key column
+/// renamed) the column whose `COL$` row is the one that held the key column's name just before
+/// `from`, under the same ROWID (a dropped column's row is gone; the columns after it moved down,
+/// so a `SEGCOL#` alone would name another column). None left: every column, as for a table without
+/// a key (rule 12), and `true`.
+fn carried_keys(
+    version: &TableVersion,
+    columns: &[ColumnDef],
+    sys: &SysRows,
+    from: i64,
+) -> (Vec<String>, bool) {
+    let obj = version.obj;
+    let renamed = |key: &str| -> Option<i64> {
+        let before = sys
+            .versions(SysTable::Col, obj)
+            .find(|r| r.covers(from - 1) && r.text(col::COL_NAME) == Some(key))?;
+        let now = sys.versions(SysTable::Col, obj).find(|r| r.covers(from) && r.rowid == before.rowid)?;
+        now.int(col::SEGCOL_NO)
+    };
+    let kept: Vec<i64> = version
+        .key_columns
+        .iter()
+        .filter_map(|key| {
+            columns.iter().find(|c| *c.name == **key).map(|c| c.segcol_no).or_else(|| renamed(key))
+        })
+        .collect();
+    if kept.is_empty() && !version.key_columns.is_empty() {
+        return (choose_key(columns, Vec::new()), true);
+    }
+    let names = columns.iter().filter(|c| kept.contains(&c.segcol_no)).map(|c| c.name.to_string()).collect();
+    (names, false)
 }

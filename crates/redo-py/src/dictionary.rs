@@ -1,0 +1,45 @@
+//! The dictionary's rules the core owns, for Python's loaders and the batch driver.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use redo_core::trail::{Dictionary, SysTable, SysValue};
+
+use crate::errors;
+
+/// `columns_from_sys(document)`: where a table's `COL$` rows and its version in the dictionary's
+/// JSON `document` disagree, the versions whose columns those rows give
+/// (`redo_core::trail::columns_from_sys`): one dict per SCN range, by table obj then SCN, with
+/// `obj`, `valid_from_scn`, `valid_to_scn` (None: open), `key_columns` (the version's key carried
+/// over, by name else through its `COL$` row's ROWID: a key column renamed), `every_column_key`
+/// (none of them left: the key is every column) and `col_rows`, the table's `COL$` rows valid then (their kept
+/// columns by name: `SEGCOL#`, `NAME`, `TYPE#`, ...), for Python to turn into its columns.
+#[pyfunction]
+pub fn columns_from_sys<'py>(py: Python<'py>, document: &str) -> PyResult<Bound<'py, PyList>> {
+    let dictionary = py.detach(|| Dictionary::from_json(document)).map_err(|e| errors::to_py(py, &e))?;
+    let out = PyList::empty(py);
+    let Some(sys) = dictionary.sys() else { return Ok(out) };
+    for found in dictionary.from_sys() {
+        let version = &found.version;
+        let rows = PyList::empty(py);
+        for row in sys.versions(SysTable::Col, version.obj).filter(|r| r.covers(version.valid_from_scn)) {
+            let item = PyDict::new(py);
+            for (column, value) in SysTable::Col.columns().iter().zip(&row.values) {
+                match value {
+                    Some(SysValue::Int(v)) => item.set_item(column.name, v)?,
+                    Some(SysValue::Text(t)) => item.set_item(column.name, t)?,
+                    None => item.set_item(column.name, py.None())?,
+                }
+            }
+            rows.append(item)?;
+        }
+        let item = PyDict::new(py);
+        item.set_item("obj", version.obj)?;
+        item.set_item("valid_from_scn", version.valid_from_scn)?;
+        item.set_item("valid_to_scn", version.valid_to_scn)?;
+        item.set_item("key_columns", &version.key_columns)?;
+        item.set_item("every_column_key", found.every_column_key)?;
+        item.set_item("col_rows", rows)?;
+        out.append(item)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,42 @@
+"""Columns from ``SYS.COL$``: where a table's ``COL$`` rows (followed from the redo) and its version
+(the DDL text's, or the export's) disagree, the ``COL$`` rows win (docs/dictionary.md, "Columns from
+COL$").
+
+The rule is the core's (``crates/redo-core/src/trail/sys_columns.rs``): the decoder shapes rows
+with it at run time. :func:`with_columns_from_sys` asks the core where it applies and puts those
+versions in the history itself, so the dictionary a batch writes (``<batch>/dictionary.json``, which
+publish types the mirrors with and the next batch starts from) says what the trail was written with.
+"""
+
+from __future__ import annotations
+
+from redo_lib.dictionary.history import DictionaryHistory
+from redo_lib.dictionary.load import column_from_col_row
+from redo_lib.dictionary.model import KeyKind
+from redo_lib.native import native
+
+__all__ = ["with_columns_from_sys"]
+
+
+def with_columns_from_sys(history: DictionaryHistory) -> DictionaryHistory:
+    """``history`` with each version the core's ``columns_from_sys`` finds (a range of a table where
+    its ``COL$`` rows and its version disagree) in it: that range of the version with the columns
+    of the ``COL$`` rows and the key the core carried over (a key whose columns are all gone: every
+    column, as for a table without one). Unchanged when they agree everywhere, or without SYS rows."""
+    if history.sys_rows is None:
+        return history
+    for found in native.columns_from_sys(history.to_json()):
+        obj, start = int(found["obj"]), int(found["valid_from_scn"])
+        columns = [
+            c
+            for c in (
+                column_from_col_row(row, history.db_charset, history.national_charset)
+                for row in found["col_rows"]
+            )
+            if c is not None
+        ]
+        columns.sort(key=lambda c: c.segcol_no)
+        base = next(v for v in history.versions(obj) if v.covers(start))
+        key = (tuple(found["key_columns"]), KeyKind.ALL if found["every_column_key"] else base.key_kind)
+        history = history.with_columns(obj, (start, found["valid_to_scn"]), tuple(columns), key)
+    return history
