@@ -170,12 +170,19 @@ class ColumnType:
         return TYPE_CODES[self.name]
 
     @property
+    def charset_form(self) -> int:
+        """``COL$.CHARSETFORM``: 1 text in the database character set, 2 in the national one (NCLOB /
+        NVARCHAR2 / NCHAR), 0 no text."""
+        if self.name not in _TEXT_TYPES:
+            return 0
+        return 2 if self.name in _NATIONAL_TYPES else 1
+
+    @property
     def charset(self) -> str | None:
         """The character set of the column's text (the national one for NCLOB / NVARCHAR2 / NCHAR),
         ``None`` if no text."""
-        if self.name not in _TEXT_TYPES:
-            return None
-        return self.national_charset if self.name in _NATIONAL_TYPES else self.db_charset
+        form = self.charset_form
+        return None if form == 0 else self.national_charset if form == 2 else self.db_charset
 
     @property
     def char_length(self) -> int | None:

@@ -33,9 +33,10 @@ from typing import Any, final
 
 import yaml
 
-from redo_lib.dictionary import ColumnDef, DictionaryHistory, KeyKind, OwnerObject, PartitionDef, TableVersion
+from redo_lib.dictionary import DictionaryHistory, KeyKind, OwnerObject, PartitionDef, TableVersion
 from redo_lib.errors import ScenarioError
 from redo_lib.synth import sysrows
+from redo_lib.synth.colrows import column_defs
 from redo_lib.synth.columns import render, type_text
 from redo_lib.synth.database import TableState
 from redo_lib.synth.engine import Engine
@@ -88,26 +89,6 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
     versions = []
     for spec in engine.initial_tables:
         assert spec.obj is not None and (spec.dataobj is not None or spec.partition_by is not None)
-        visible = [c for c in spec.columns if not c.hidden]
-        columns = tuple(
-            ColumnDef(
-                # DBA_TAB_COLS.COLUMN_ID: NULL (0) for a hidden column, as the export writes it (COL$.COL#
-                # of an XMLTYPE's storage BLOB is the XMLTYPE's); visible ones count visible ones
-                col_no=0 if c.hidden else visible.index(c) + 1,
-                segcol_no=i + 1,
-                name=c.name,
-                type_code=c.type.code,
-                type_name=c.type.name,
-                length=c.type.length,
-                precision=c.type.precision,
-                scale=c.type.scale,
-                charset=c.type.charset,  # form 1: the database's; NCLOB: the national one
-                nullable=c.nullable,
-                char_length=c.type.char_length,
-                hidden=c.hidden,
-            )
-            for i, c in enumerate(spec.columns)
-        )
         kind = KeyKind(spec.key_kind)
         parts = spec.partition_by.partitions if spec.partition_by else ()
         versions.append(
@@ -122,7 +103,7 @@ def build_dictionary(engine: Engine) -> DictionaryHistory:
                 ),
                 owner=spec.owner,
                 name=spec.name,
-                columns=columns,
+                columns=column_defs(spec),  # as the COL$ rows (colrows.py)
                 key_columns=spec.key,
                 key_kind=kind,
                 valid_from_scn=max(engine.settings.start_scn - 1, 0),

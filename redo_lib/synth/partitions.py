@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from redo_lib.errors import ScenarioError
 from redo_lib.synth import dml, sysrows
+from redo_lib.synth.colrows import col_rows
 from redo_lib.synth.database import Row, TableState
 from redo_lib.synth.partspec import (
     MAXVALUE,
@@ -292,7 +293,8 @@ def sys_rows_of_part(e: Engine, pt: PartitionedTable, part: Part) -> list[tuple[
 
 
 def sys_rows_of_table(e: Engine, table: TableState | PartitionedTable) -> list[tuple[str, dict[str, Any]]]:
-    """The OBJ$ row of a table (TYPE# 2; DATAOBJ# NULL when partitioned) and its partitions' rows."""
+    """The OBJ$ row of a table (TYPE# 2; DATAOBJ# NULL when partitioned), its partitions' rows and
+    its COL$ rows (``colrows.py``), in that order."""
     spec = table.spec
     dataobj = None if isinstance(table, PartitionedTable) else table.dataobj
     rows = [("OBJ$", obj_values(e, obj=table.obj, dataobj=dataobj, owner=spec.owner, name=spec.name,
@@ -300,6 +302,7 @@ def sys_rows_of_table(e: Engine, table: TableState | PartitionedTable) -> list[t
     if isinstance(table, PartitionedTable):
         for part in table.parts:
             rows.extend(sys_rows_of_part(e, table, part))
+    rows.extend(("COL$", values) for values in col_rows(spec, table.obj))
     return rows
 
 
