@@ -387,6 +387,7 @@ def partition_segments(
 # dictionary.rs
 
 def columns_from_sys(document: str) -> list[dict[str, Any]]: ...
+def column_changes(sys_json: str, obj: int, scn: int) -> dict[str, Any] | None: ...
 
 # jsonl.rs, parquet_out.rs
 

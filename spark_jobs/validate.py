@@ -645,8 +645,13 @@ def run(args: JobArgs, *, spark: Any = None) -> int:
             "rules": rules,
             # what was left out of the trail as outside the capture scope, and what may not be
             "scope": scope,
-            # the batch's DDL records by object and verb, and table DDL left unapplied
-            "ddl": {"records": counts.get("ddl_records") or {}, "problems": counts.get("ddl_problems") or []},
+            # the batch's DDL records by object and verb, table DDL left unapplied, and the tables whose
+            # SYS.COL$ rows won over the version a DDL's text gave (docs/dictionary.md)
+            "ddl": {
+                "records": counts.get("ddl_records") or {},
+                "problems": counts.get("ddl_problems") or [],
+                "disagreements": counts.get("dictionary_disagreements") or [],
+            },  # fmt: skip
             # captured tables whose changes the decoder cannot read (encrypted, compressed, IOT)
             "unsupported": problem_rows(counts),
             "docs": "docs/index.html",

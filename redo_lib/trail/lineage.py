@@ -5,7 +5,9 @@ table statement against the dictionary the trail was written with (``dictionary.
 the batch's evolved dictionary holds the versions the DDL opened). Per source table ``OWNER.TABLE``
 it gives a ``TableChanges``: the columns renamed, dropped, added and retyped, each at the commit SCN
 of its DDL, the last TRUNCATE, a DROP TABLE, a CREATE TABLE, and notes for what a mirror cannot
-follow (a table renamed, DDL that could not be replayed). Partition maintenance (kind ``partition``)
+follow (a table renamed, DDL that could not be replayed: where the DDL's transaction changed the
+table's ``SYS.COL$`` rows, its column changes are read from them instead, by the core's
+``column_changes``; docs/dictionary.md, "Columns from COL$"). Partition maintenance (kind ``partition``)
 changes no column. A DROP or TRUNCATE of a partition (subpartition) removes rows without row changes
 in the redo: ``partition_cuts`` says, per partition named, which mirror rows were in it, by the
 data objects their ROWIDs start with, from the dictionary's SYS rows (the Rust core's
@@ -30,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from redo_lib.dictionary.ddl import DdlKind, replay_ddl
+from redo_lib.dictionary.ddl import DdlEffect, DdlKind, replay_ddl
 from redo_lib.dictionary.history import DictionaryHistory
 
 __all__ = ["DROPPED", "PartitionCut", "TableChanges", "name_epochs", "table_changes"]
@@ -197,13 +199,38 @@ def table_changes(
                 partner = partner if "." in partner else f"{owner}.{partner}"
                 out.setdefault(partner, TableChanges(partner)).notes.append(note)
         elif effect.kind is DdlKind.UNSUPPORTED:
-            changes.notes.append(f"DDL at SCN {scn} not replayed ({effect.message})")
+            followed = _column_changes(history, int(record.get("obj") or 0), commit_scn)
+            if followed is None:
+                changes.notes.append(f"DDL at SCN {scn} not replayed ({effect.message})")
+            else:
+                changes.notes.append(
+                    f"DDL at SCN {scn} not replayed ({effect.message}); its columns followed from SYS.COL$"
+                )
+                effect = followed
         step = dict(effect.renamed) | dict.fromkeys(effect.dropped, DROPPED)
         if step:
             changes.steps.append((commit_scn, step))
         changes.added += [c for c in effect.added if c not in changes.added]
         changes.modified += [c for c in effect.modified if c not in changes.modified]
     return out
+
+
+def _column_changes(history: DictionaryHistory, obj: int, commit_scn: int) -> DdlEffect | None:
+    """What the DDL committed at ``commit_scn`` did to table ``obj``'s columns, from its ``SYS.COL$``
+    rows (the core's ``column_changes``: rows told apart by ROWID), when its text could not be
+    replayed; ``None`` without SYS rows or when that commit changed no ``COL$`` row of the table."""
+    if history.sys_json is None or not obj:
+        return None
+    from redo_lib.native import native
+
+    found = native.column_changes(history.sys_json, obj, commit_scn)
+    if found is None:
+        return None
+    return DdlEffect(
+        kind=DdlKind.ALTER, table="", version=None, message="followed from SYS.COL$", obj=obj,
+        renamed=tuple((old, new) for old, new in found["renamed"]), dropped=tuple(found["dropped"]),
+        added=tuple(found["added"]), modified=tuple(found["modified"]),
+    )  # fmt: skip
 
 
 def name_epochs(changes: TableChanges, *, keep_dropped: bool = False) -> list[tuple[int, dict[str, str]]]:

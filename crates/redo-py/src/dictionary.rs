@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use redo_core::trail::{Dictionary, SysTable, SysValue};
+use redo_core::trail::{Dictionary, SysRows, SysTable, SysValue};
 
 use crate::errors;
 
@@ -42,4 +42,25 @@ pub fn columns_from_sys<'py>(py: Python<'py>, document: &str) -> PyResult<Bound<
         out.append(item)?;
     }
     Ok(out)
+}
+
+/// `column_changes(sys_json, obj, scn)`: what the commit at `scn` did to table `obj`'s columns,
+/// read from its `COL$` rows in the dictionary's SYS rows (`SysRows.text`;
+/// `redo_core::trail::ColumnChanges`): a dict of `renamed` ((old, new) pairs), `dropped`, `added`
+/// and `modified` (names), or None when that commit changed none of them.
+#[pyfunction]
+pub fn column_changes<'py>(
+    py: Python<'py>,
+    sys_json: &str,
+    obj: i64,
+    scn: i64,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let sys = py.detach(|| SysRows::from_json(sys_json)).map_err(|e| errors::to_py(py, &e))?;
+    let Some(changes) = sys.column_changes(obj, scn) else { return Ok(None) };
+    let out = PyDict::new(py);
+    out.set_item("renamed", changes.renamed)?;
+    out.set_item("dropped", changes.dropped)?;
+    out.set_item("added", changes.added)?;
+    out.set_item("modified", changes.modified)?;
+    Ok(Some(out))
 }

@@ -378,6 +378,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mirror::fold_schema, m)?)?;
     m.add_function(wrap_pyfunction!(mirror::partition_segments, m)?)?;
     m.add_function(wrap_pyfunction!(dictionary::columns_from_sys, m)?)?;
+    m.add_function(wrap_pyfunction!(dictionary::column_changes, m)?)?;
     m.add_function(wrap_pyfunction!(jsonl::render_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_out::numbered_trail_batch, m)?)?;
     m.add_class::<parquet_out::TrailParquetWriter>()?;

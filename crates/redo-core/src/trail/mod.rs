@@ -28,5 +28,5 @@ pub use rows::{RowChange, RowChanges, RowOp};
 pub use schema::{trail_schema, TrailBuilder, TrailRecord, TrailSink};
 pub use sys::{SysRow, SysRows, SysTable, SysValue};
 pub use sys_apply::{SysApplied, SysChange};
-pub use sys_columns::{column_differences, columns_from_sys, ColumnDisagreement, SysVersion};
+pub use sys_columns::{column_differences, columns_from_sys, ColumnChanges, ColumnDisagreement, SysVersion};
 pub use sys_partitions::{rowid_prefix, PartitionSegments};

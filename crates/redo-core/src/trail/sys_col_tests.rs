@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::trail::{column_differences, ColumnDef};
+use crate::trail::{column_differences, ColumnChanges, ColumnDef};
 
 const COL: i64 = 21;
 /// the data object of the cluster `C_OBJ#` (`COL$`'s ROWIDs start `AAAAAC`)
@@ -343,4 +343,35 @@ fn a_ddl_text_applied_at_its_own_scn_agrees_with_the_col_rows_of_its_commit() {
     assert_eq!(names_at(&e, 100, 95), ["ID", "NOTE"]);
     assert_eq!(e.columns_followed, [(100, "1.2.3".to_owned(), 100)]);
     assert_eq!(counter(&e, "dictionary_column_disagreements"), 0);
+}
+
+fn changes_at(e: &Emitter, obj: i64, scn: i64) -> Option<ColumnChanges> {
+    dictionary(e).sys().unwrap().column_changes(obj, scn)
+}
+
+#[test]
+fn a_commit_s_column_changes_are_read_from_the_col_rows_by_rowid() {
+    let mut e = emitter(&col_document(), true);
+    commit(&mut e, 100, vec![col_insert(1, 100, 2, "NOTE"), col_insert(2, 100, 3, "GONE")]);
+    let added = changes_at(&e, 100, 100).unwrap();
+    assert_eq!(added.added, ["NOTE", "GONE"]);
+    assert!(added.renamed.is_empty() && added.dropped.is_empty() && added.modified.is_empty());
+    assert_eq!(changes_at(&e, 100, 99), None);
+    // RENAME NOTE TO REMARK and widen it; DROP COLUMN GONE
+    let events = vec![
+        change(URP, COL, C_OBJ, 1, &[(5, text("REMARK")), (7, Some(num(80)))]),
+        change(DRP, COL, C_OBJ, 2, &[]),
+    ];
+    commit(&mut e, 150, events);
+    let changed = changes_at(&e, 100, 150).unwrap();
+    assert_eq!(changed.renamed, [("NOTE".to_owned(), "REMARK".to_owned())]);
+    assert_eq!((changed.modified, changed.dropped), (vec!["REMARK".to_owned()], vec!["GONE".to_owned()]));
+    // SET UNUSED (REMARK): hidden and renamed by Oracle: gone from the mirror's view
+    commit(
+        &mut e,
+        200,
+        vec![change(URP, COL, C_OBJ, 1, &[(5, text("SYS_C00002_X$")), (15, Some(num(0x8020)))])],
+    );
+    let unused = changes_at(&e, 100, 200).unwrap();
+    assert_eq!((unused.dropped, unused.renamed), (vec!["REMARK".to_owned()], vec![]));
 }

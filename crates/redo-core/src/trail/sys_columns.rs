@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use super::dictionary::{choose_key, ColumnDef, TableVersion};
-use super::sys::{col, SysRows, SysTable};
+use super::sys::{col, SysRow, SysRows, SysTable};
 
 /// `COL$.PROPERTY` bits of a hidden and of an unused (`SET UNUSED`) column.
 pub const PROPERTY_HIDDEN: i64 = 0x20;
@@ -251,4 +251,61 @@ fn carried_keys(
     }
     let names = columns.iter().filter(|c| kept.contains(&c.segcol_no)).map(|c| c.name.to_string()).collect();
     (names, false)
+}
+
+/// What one commit did to a table's columns, read from its `COL$` rows (each row's identity is its
+/// ROWID): the mirror follows these when the DDL's text cannot be replayed (docs/tables.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ColumnChanges {
+    /// (old, new) names of a row whose `NAME` changed and that stayed visible (RENAME COLUMN)
+    pub renamed: Vec<(String, String)>,
+    /// names of rows that went (DROP COLUMN) or became hidden or unused (SET UNUSED)
+    pub dropped: Vec<String>,
+    /// names of new visible rows (ADD COLUMN)
+    pub added: Vec<String>,
+    /// names of rows whose type, length, precision, scale or nullability changed (MODIFY)
+    pub modified: Vec<String>,
+}
+
+impl SysRows {
+    /// The changes the commit at `scn` made to table `obj`'s `COL$` rows (`None`: it made none).
+    /// Rows without storage (`SEGCOL#` 0, virtual) and hidden ones are not a mirror's columns; a
+    /// row only renumbered (the columns after a dropped one move down) is no change.
+    pub fn column_changes(&self, obj: i64, scn: i64) -> Option<ColumnChanges> {
+        let rows: Vec<&SysRow> = self.versions(SysTable::Col, obj).collect();
+        let closed: Vec<&SysRow> = rows.iter().copied().filter(|r| r.valid_to_scn == Some(scn)).collect();
+        let opened: Vec<&SysRow> = rows.iter().copied().filter(|r| r.valid_from_scn == scn).collect();
+        if closed.is_empty() && opened.is_empty() {
+            return None;
+        }
+        let visible = |r: &SysRow| {
+            r.int(col::SEGCOL_NO).unwrap_or(0) != 0
+                && r.int(col::PROPERTY).unwrap_or(0) & (PROPERTY_HIDDEN | PROPERTY_UNUSED) == 0
+        };
+        let name = |r: &SysRow| r.text(col::COL_NAME).unwrap_or("?").to_owned();
+        let shape = |r: &SysRow| {
+            [col::COL_TYPE, col::LENGTH, col::PRECISION, col::SCALE, col::NULLS].map(|i| r.int(i))
+        };
+        let mut out = ColumnChanges::default();
+        for old in closed.iter().filter(|r| visible(r)) {
+            match opened.iter().find(|r| r.rowid == old.rowid) {
+                Some(new) if visible(new) => {
+                    if name(old) != name(new) {
+                        out.renamed.push((name(old), name(new)));
+                    }
+                    if shape(old) != shape(new) {
+                        out.modified.push(name(new));
+                    }
+                }
+                _ => out.dropped.push(name(old)),
+            }
+        }
+        for new in opened.iter().filter(|r| visible(r)) {
+            let before = closed.iter().find(|r| r.rowid == new.rowid);
+            if before.is_none_or(|old| !visible(old)) {
+                out.added.push(name(new));
+            }
+        }
+        Some(out)
+    }
 }
