@@ -1,0 +1,120 @@
+"""A DDL whose text the parser cannot read, and whose transaction changed the table's SYS.COL$ rows:
+the rows give the columns (docs/dictionary.md, "Columns from COL$"), the batch goes on.
+
+Real parts: binary logs the generator wrote for include/scenarios/ddl_text_unreadable.yaml, whose
+ADD COLUMN and RENAME COLUMN are run with texts the DDL parser refuses (a tool's trailing comment, a
+23ai annotation clause) and whose COL$ changes are Oracle's for those statements; the expected trail and table are the generator's,
+from the scenario's SQL. The same scenario with the plain texts is the control: nothing to supersede,
+nothing disagreeing. Decoded by the single-process decode (the core supersedes inside the DDL's
+transaction) and by the batch driver (``evolve_batch_dictionary``: problems matched by XID, the
+versions the COL$ rows give put in the dictionary it writes), whose lineage the mirrors follow."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from redo_lib.assembly.events import EventKind, events_schema
+from redo_lib.batch_dictionary import REDO_ORDER, evolve_batch_dictionary
+from redo_lib.dictionary import DictionaryHistory
+from redo_lib.native import native
+from redo_lib.pipeline import decode_logs, decode_range_arrow, describe_logs
+from redo_lib.synth import GenerationResult, generate, parse_scenario
+from redo_lib.trail.lineage import table_changes
+from tests.unit.native.core_assembly import sys_transactions
+
+REPO = Path(__file__).resolve().parents[3]
+SCENARIO = REPO / "include" / "scenarios" / "ddl_text_unreadable.yaml"
+PLAIN = {
+    "alter table app.t add (note varchar2(40)) /* by migration tool 4.2 */": "alter table app.t add (note varchar2(40))",
+    "alter table app.t rename column name to title annotations (add source 'crm')":
+        "alter table app.t rename column name to title",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=["unreadable", "plain"])
+def generated(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> GenerationResult:
+    """The scenario as written (texts the parser refuses), or with the plain texts (the control)."""
+    text = SCENARIO.read_text()
+    if request.param == "plain":
+        for unreadable, plain in PLAIN.items():
+            assert unreadable in text
+            text = text.replace(unreadable, plain)
+    return generate(parse_scenario(text), tmp_path_factory.mktemp(request.param))
+
+
+def _unreadable(result: GenerationResult) -> bool:
+    return "migration tool" in result.trail.read_text()
+
+
+def _expected(result: GenerationResult) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in result.trail.read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_single_process_decode_writes_the_scenario_s_trail(generated: GenerationResult) -> None:
+    decoded = decode_logs(generated.logs, generated.dictionary)
+    assert [r.to_dict() for r in decoded.trail] == _expected(generated)
+    counts = decoded.counts
+    assert counts["ddl_problems"] == []
+    obj = json.loads(generated.dictionary.read_text())["tables"]
+    t = next(x["obj"] for x in obj if x["name"] == "T")
+    assert [f[0] for f in counts["columns_followed"]] == [t, t]
+    said = counts["dictionary_disagreements"]
+    if _unreadable(generated):
+        assert decoded.emit["ddl_text_superseded"] == 2
+        assert [(d["table"], d["differences"]) for d in said] == [
+            ("T", ["SEGCOL# 4: NOTE only in COL$"]),
+            # the text's version still lacks NOTE here: the text of the ADD was not applied either
+            ("T", ["SEGCOL# 2 TITLE: name NAME / TITLE (DDL text / COL$)", "SEGCOL# 4: NOTE only in COL$"]),
+        ]
+    else:
+        assert decoded.emit["ddl_text_superseded"] == 0 and said == []
+
+
+def _batch_driver(
+    result: GenerationResult, folder: Path
+) -> tuple[DictionaryHistory, dict[str, int], list[Any], list[Any]]:
+    refs = describe_logs(list(result.logs))
+    rows = [r for ref in refs for b in decode_range_arrow(ref.location) for r in b.to_pylist()]
+    ddl = sorted((r for r in rows if r["kind"] == EventKind.DDL), key=lambda r: [r[k] for k in REDO_ORDER])
+    schema = events_schema().append(pa.field("carried", pa.bool_()))
+
+    def sys_events(objs: Any) -> Any:
+        return iter([pa.RecordBatch.from_pylist([{**r, "carried": False} for r in sys_transactions(rows, objs)],
+                                                schema=schema)])  # fmt: skip
+
+    said: list[Any] = []
+    location, counts, problems = evolve_batch_dictionary(
+        str(result.dictionary), ddl, str(folder), own_copy=True, sys_events=sys_events,
+        resetlogs_id=refs[0].resetlogs_id, disagreements=said,
+    )  # fmt: skip
+    assert location is not None
+    return DictionaryHistory.from_json(Path(location).read_text()), counts, problems, said
+
+
+def test_the_batch_driver_supersedes_the_texts_and_writes_the_columns_of_the_col_rows(
+    generated: GenerationResult, tmp_path: Path
+) -> None:
+    history, counts, problems, said = _batch_driver(generated, tmp_path)
+    assert problems == []
+    unreadable = _unreadable(generated)
+    assert counts.get("ddl_text_superseded", 0) == (2 if unreadable else 0)
+    assert len(said) == (2 if unreadable else 0)
+    (t,) = [v.obj for v in history if v.name == "T" and v.valid_to_scn is None]
+    shapes = [[c.name for c in v.columns] for v in history.versions(t)]
+    # the export's, then from each DDL's commit (the text's SCN when the text was read) the scenario's
+    assert shapes[0] == ["ID", "NAME", "QTY"] and shapes[-1] == ["ID", "TITLE", "QTY", "NOTE"]
+    assert ["ID", "NAME", "QTY", "NOTE"] in shapes
+    assert all(v.key_columns == ("ID",) for v in history.versions(t))
+    # read again, the core finds nothing left to disagree with
+    assert native.columns_from_sys(history.to_json()) == []
+    # the mirrors' lineage: from the text, or from the COL$ rows where the text cannot be replayed
+    records = [r for r in _expected(generated) if r["op"] == "DDL"]
+    changes = table_changes(records, history)["APP.T"]
+    assert changes.added == ["NOTE"] and changes.renamed == [("NAME", "TITLE")] and not changes.dropped
+    followed = [n for n in changes.notes if "followed from SYS.COL$" in n]
+    assert len(followed) == (2 if unreadable else 0), changes.notes
