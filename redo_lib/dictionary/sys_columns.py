@@ -20,9 +20,9 @@ __all__ = ["with_columns_from_sys"]
 
 def with_columns_from_sys(history: DictionaryHistory) -> DictionaryHistory:
     """``history`` with each version the core's ``columns_from_sys`` finds (a range of a table where
-    its ``COL$`` rows and its version disagree) in it: that range of the version with the columns
-    of the ``COL$`` rows and the key the core carried over (a key whose columns are all gone: every
-    column, as for a table without one). Unchanged when they agree everywhere, or without SYS rows."""
+    its SYS rows and its version disagree) in it: that range of the version with the columns of the
+    ``COL$`` rows and the key the core gave (from the ``CDEF$`` / ``CCOL$`` rows when the table has
+    them, else the version's carried over; a key whose columns are all gone: every column). Unchanged when they agree everywhere, or without SYS rows."""
     if history.sys_rows is None:
         return history
     for found in native.columns_from_sys(history.to_json()):
@@ -37,6 +37,7 @@ def with_columns_from_sys(history: DictionaryHistory) -> DictionaryHistory:
         ]
         columns.sort(key=lambda c: c.segcol_no)
         base = next(v for v in history.versions(obj) if v.covers(start))
-        key = (tuple(found["key_columns"]), KeyKind.ALL if found["every_column_key"] else base.key_kind)
+        kind = base.key_kind if found["key_kind"] is None else KeyKind(found["key_kind"])
+        key = (tuple(found["key_columns"]), kind)
         history = history.with_columns(obj, (start, found["valid_to_scn"]), tuple(columns), key)
     return history

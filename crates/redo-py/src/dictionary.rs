@@ -10,8 +10,9 @@ use crate::errors;
 /// JSON `document` disagree, the versions whose columns those rows give
 /// (`redo_core::trail::columns_from_sys`): one dict per SCN range, by table obj then SCN, with
 /// `obj`, `valid_from_scn`, `valid_to_scn` (None: open), `key_columns` (the version's key carried
-/// over, by name else through its `COL$` row's ROWID: a key column renamed), `every_column_key`
-/// (none of them left: the key is every column) and `col_rows`, the table's `COL$` rows valid then (their kept
+/// over by name else through its `COL$` row's ROWID, or chosen from its `CDEF$` rows), `key_kind`
+/// (`primary`, `unique`, `all`: chosen from the rows, or every column as none of the version's key
+/// columns is left; None: the version's kind) and `col_rows`, the table's `COL$` rows valid then (their kept
 /// columns by name: `SEGCOL#`, `NAME`, `TYPE#`, ...), for Python to turn into its columns.
 #[pyfunction]
 pub fn columns_from_sys<'py>(py: Python<'py>, document: &str) -> PyResult<Bound<'py, PyList>> {
@@ -37,7 +38,7 @@ pub fn columns_from_sys<'py>(py: Python<'py>, document: &str) -> PyResult<Bound<
         item.set_item("valid_from_scn", version.valid_from_scn)?;
         item.set_item("valid_to_scn", version.valid_to_scn)?;
         item.set_item("key_columns", &version.key_columns)?;
-        item.set_item("every_column_key", found.every_column_key)?;
+        item.set_item("key_kind", found.key_kind.map(|k| k.as_str()))?;
         item.set_item("col_rows", rows)?;
         out.append(item)?;
     }

@@ -651,8 +651,41 @@ pub(super) struct Constraint {
     columns: Vec<String>,
 }
 
+impl Constraint {
+    pub(super) fn new(primary: bool, name: String, columns: Vec<String>) -> Self {
+        Constraint { primary, name, columns }
+    }
+}
+
+/// Where a table's key comes from (trail contract rule 12; Python `KeyKind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    Primary,
+    Unique,
+    All,
+}
+
+impl KeyKind {
+    /// Python's `KeyKind` value (the document's `key.kind`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyKind::Primary => "primary",
+            KeyKind::Unique => "unique",
+            KeyKind::All => "all",
+        }
+    }
+}
+
 /// `model.choose_key` (trail contract rule 12): the key column names in column order.
-pub(super) fn choose_key(columns: &[ColumnDef], mut constraints: Vec<Constraint>) -> Vec<String> {
+pub(super) fn choose_key(columns: &[ColumnDef], constraints: Vec<Constraint>) -> Vec<String> {
+    choose_key_kind(columns, constraints).1
+}
+
+/// [`choose_key`], with where the key comes from.
+pub(super) fn choose_key_kind(
+    columns: &[ColumnDef],
+    mut constraints: Vec<Constraint>,
+) -> (KeyKind, Vec<String>) {
     let by_name: HashMap<&str, &ColumnDef> = columns.iter().map(|c| (&*c.name, c)).collect();
     let ordered = |names: &[String]| -> Vec<String> {
         columns.iter().filter(|c| names.iter().any(|n| **n == *c.name)).map(|c| c.name.to_string()).collect()
@@ -662,8 +695,11 @@ pub(super) fn choose_key(columns: &[ColumnDef], mut constraints: Vec<Constraint>
         if con.columns.is_empty() || con.columns.iter().any(|n| !by_name.contains_key(n.as_str())) {
             continue;
         }
-        if con.primary || !con.columns.iter().any(|n| by_name[n.as_str()].nullable) {
-            return ordered(&con.columns);
+        if con.primary {
+            return (KeyKind::Primary, ordered(&con.columns));
+        }
+        if !con.columns.iter().any(|n| by_name[n.as_str()].nullable) {
+            return (KeyKind::Unique, ordered(&con.columns));
         }
     }
     let visible: Vec<&ColumnDef> = columns.iter().filter(|c| !c.hidden).collect();
@@ -676,7 +712,7 @@ pub(super) fn choose_key(columns: &[ColumnDef], mut constraints: Vec<Constraint>
     } else {
         columns.iter().collect()
     };
-    chosen.into_iter().map(|c| c.name.to_string()).collect()
+    (KeyKind::All, chosen.into_iter().map(|c| c.name.to_string()).collect())
 }
 
 fn table_from_json(

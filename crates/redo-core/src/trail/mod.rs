@@ -21,7 +21,7 @@ pub mod sys_partitions;
 pub mod table;
 
 pub use ddl::ddl_subject;
-pub use dictionary::{ColumnDef, Dictionary, TableVersion};
+pub use dictionary::{ColumnDef, Dictionary, KeyKind, TableVersion};
 pub use emit::{capture_options, DdlHandler, DdlProblem, DdlSubject, EmitOptions, Emitter};
 pub use lob_carry::lob_pages_schema;
 pub use rows::{RowChange, RowChanges, RowOp};

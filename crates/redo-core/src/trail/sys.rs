@@ -1,7 +1,8 @@
 //! The SYS rows layer of the dictionary (docs/dictionary.md, "The SYS rows: objects and partitions
 //! followed from the redo"): the document's optional `sys` member, versioned copies of the captured
 //! owners' rows of `SYS.OBJ$`, `TABPART$`, `TABCOMPART$`, `TABSUBPART$` and `USER$`, each with its
-//! ROWID and the SCN range it is valid on, and their `SYS.COL$` rows (the columns of their tables).
+//! ROWID and the SCN range it is valid on, and their `SYS.COL$` rows (the columns of their tables)
+//! and `CDEF$` / `CCOL$` rows (their constraints and the constraints' columns).
 //!
 //! Why: a partition created after the export (interval, ADD, SPLIT, MERGE) or a new data object id
 //! (TRUNCATE, MOVE, EXCHANGE) has no statement text the dictionary could be evolved from, but its
@@ -19,7 +20,7 @@ use serde_json::Value;
 use super::dictionary::{Fields, TableVersion};
 use crate::error::Result;
 
-/// One of the six SYS tables followed (in the document's order: [`SysTable::ALL`]).
+/// One of the eight SYS tables followed (in the document's order: [`SysTable::ALL`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SysTable {
     Obj,
@@ -30,10 +31,16 @@ pub enum SysTable {
     /// `COL$`: a table's columns, one row per column (`OBJ#` the table); stored in the cluster
     /// `C_OBJ#` (data object 2) with `TAB$`, so its ROWIDs start `AAAAAC`
     Col,
+    /// `CDEF$`: a table's constraints, one row per constraint (`OBJ#` the table, `CON#`, `TYPE#`: 2
+    /// primary key, 3 unique, 7 NOT NULL, ...); object 31 in the cluster `C_COBJ#` (data object 29)
+    Cdef,
+    /// `CCOL$`: the columns of a constraint, one row each (`OBJ#`, `CON#`, `INTCOL#`); object 32 in
+    /// `C_COBJ#`
+    Ccol,
 }
 
 /// The number of SYS tables followed.
-pub const SYS_TABLE_COUNT: usize = 6;
+pub const SYS_TABLE_COUNT: usize = 8;
 
 /// A kept column: its name in the SYS table (and the document), and whether it holds text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +78,9 @@ const COL_COLUMNS: [SysColumn; 13] = [
     num("CHARSETFORM"),
 ];
 
+const CDEF_COLUMNS: [SysColumn; 3] = [num("OBJ#"), num("CON#"), num("TYPE#")];
+const CCOL_COLUMNS: [SysColumn; 3] = [num("OBJ#"), num("CON#"), num("INTCOL#")];
+
 /// Positions of the kept columns in [`SysRow::values`] (the order of [`SysTable::columns`]).
 pub mod col {
     /// every table but `USER$`: `OBJ#`; `USER$`: `USER#` (the key a row is indexed by)
@@ -99,7 +109,17 @@ pub mod col {
     pub const PROPERTY: usize = 10;
     pub const CHARSET_ID: usize = 11;
     pub const CHARSET_FORM: usize = 12;
+    /// `CDEF$`, `CCOL$` (their `OBJ#` is [`KEY`])
+    pub const CON_NO: usize = 1;
+    /// `CDEF$`: the constraint's type
+    pub const CON_TYPE: usize = 2;
+    /// `CCOL$`: the column's `INTCOL#`
+    pub const CON_INTCOL: usize = 2;
 }
+
+/// `CDEF$.TYPE#` of a primary key and of a unique key.
+pub const CON_PRIMARY: i64 = 2;
+pub const CON_UNIQUE: i64 = 3;
 
 /// `OBJ$.TYPE#` of a table, a table partition, a table subpartition.
 pub const TYPE_TABLE: i64 = 2;
@@ -115,6 +135,8 @@ impl SysTable {
         SysTable::TabSubpart,
         SysTable::User,
         SysTable::Col,
+        SysTable::Cdef,
+        SysTable::Ccol,
     ];
 
     /// The table's name (`OBJ$`), as in the document and in `SYS`.
@@ -126,6 +148,8 @@ impl SysTable {
             SysTable::TabSubpart => "TABSUBPART$",
             SysTable::User => "USER$",
             SysTable::Col => "COL$",
+            SysTable::Cdef => "CDEF$",
+            SysTable::Ccol => "CCOL$",
         }
     }
 
@@ -150,6 +174,8 @@ impl SysTable {
             SysTable::TabSubpart => &SUBPART_COLUMNS,
             SysTable::User => &USER_COLUMNS,
             SysTable::Col => &COL_COLUMNS,
+            SysTable::Cdef => &CDEF_COLUMNS,
+            SysTable::Ccol => &CCOL_COLUMNS,
         }
     }
 

@@ -1,5 +1,5 @@
 //! The SYS rows tracker: one committed transaction's row changes on `SYS.OBJ$`, `TABPART$`,
-//! `TABCOMPART$`, `TABSUBPART$`, `USER$` and `COL$`, applied to the dictionary's SYS rows layer
+//! `TABCOMPART$`, `TABSUBPART$`, `USER$`, `COL$`, `CDEF$` and `CCOL$`, applied to the dictionary's SYS rows layer
 //! (`sys.rs`) at the transaction's commit SCN (docs/dictionary.md, "Applied in the core").
 //!
 //! A change's columns are read by position from the SYS table's dictionary version (the layout the
@@ -10,8 +10,8 @@
 //!
 //! - insert: a new row from the commit SCN, when followed: an `OBJ$` row whose `OWNER#` is a
 //!   followed `USER#`, a `TABPART$`/`TABCOMPART$` row whose `BO#` is a followed `OBJ$` row, a
-//!   `TABSUBPART$` row whose `POBJ#` is a followed `TABCOMPART$` row, a `COL$` row whose `OBJ#` is a
-//!   followed `OBJ$` row (rows valid at the commit SCN). `USER$` inserts are not followed: the
+//!   `TABSUBPART$` row whose `POBJ#` is a followed `TABCOMPART$` row, a `COL$`, `CDEF$` or `CCOL$`
+//!   row whose `OBJ#` is a followed `OBJ$` row (rows valid at the commit SCN). `USER$` inserts are not followed: the
 //!   captured owners are the export's.
 //! - update: the followed row standing under that ROWID is closed at the SCN and its new state
 //!   opened (the kept columns the after image holds replace theirs; NULL is null). An update that
@@ -20,7 +20,7 @@
 //!
 //! A row opened and changed again at the same SCN (inside one transaction) is changed in place, or
 //! removed by its delete, so no row has an empty range. The changes apply table by table (`USER$`,
-//! `OBJ$`, `TABCOMPART$`, `TABPART$`, `TABSUBPART$`, `COL$`), each table's in redo order, so a row's
+//! `OBJ$`, `TABCOMPART$`, `TABPART$`, `TABSUBPART$`, `COL$`, `CDEF$`, `CCOL$`), each table's in redo order, so a row's
 //! parent is in before the row is checked against it. A change to a row not followed is counted
 //! and not kept. A followed change that cannot be applied (a layout without a kept column, a value
 //! that does not decode as its type, a compressed row image, a commit SCN before the row's start)
@@ -55,7 +55,8 @@ pub struct SysChange {
 /// What applying a transaction's SYS row changes did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SysApplied {
-    /// the tables (`OBJ#`) whose `COL$` rows the applied changes opened or closed
+    /// the tables (`OBJ#`) whose `COL$`, `CDEF$` or `CCOL$` rows (columns, constraints) the applied
+    /// changes opened or closed
     pub columns_changed: BTreeSet<i64>,
     /// followed changes applied (counts.json `dictionary_rows`)
     pub applied: u64,
@@ -88,6 +89,8 @@ impl SysTable {
             SysTable::TabPart => 3,
             SysTable::TabSubpart => 4,
             SysTable::Col => 5,
+            SysTable::Cdef => 6,
+            SysTable::Ccol => 7,
         }
     }
 }
@@ -100,7 +103,9 @@ impl SysRows {
         order.sort_by_key(|c| c.table.apply_rank()); // stable: redo order inside a table
         let mut done = SysApplied::default();
         for change in order {
-            let columns_of = (change.table == SysTable::Col).then(|| self.col_table(change)).flatten();
+            let columns_of = matches!(change.table, SysTable::Col | SysTable::Cdef | SysTable::Ccol)
+                .then(|| self.col_table(change))
+                .flatten();
             match self.apply_one(change, scn) {
                 Ok(true) => {
                     done.applied += 1;
@@ -116,8 +121,8 @@ impl SysRows {
         done
     }
 
-    /// The table (`OBJ#`) a `COL$` change is about: the inserted row's, or the row standing
-    /// under the ROWID an update or delete names.
+    /// The table (`OBJ#`) a `COL$`, `CDEF$` or `CCOL$` change is about: the inserted row's, or the
+    /// row standing under the ROWID an update or delete names.
     fn col_table(&self, c: &SysChange) -> Option<i64> {
         let rc = &c.change;
         let value = match rc.op {
@@ -154,7 +159,7 @@ impl SysRows {
         let parent_column = match table {
             SysTable::User => return Ok(false),
             SysTable::Obj => col::OWNER,
-            SysTable::Col => col::KEY,
+            SysTable::Col | SysTable::Cdef | SysTable::Ccol => col::KEY,
             _ => col::PARENT,
         };
         let parent = match read(table, &c.layout, parent_column, image) {
@@ -174,7 +179,7 @@ impl SysRows {
         let parent_table = match table {
             SysTable::Obj => SysTable::User,
             SysTable::TabSubpart => SysTable::TabCompart,
-            _ => SysTable::Obj, // TABPART$, TABCOMPART$: BO#; COL$: OBJ#
+            _ => SysTable::Obj, // TABPART$, TABCOMPART$: BO#; COL$, CDEF$, CCOL$: OBJ#
         };
         if self.row_at(parent_table, parent, scn).is_none() {
             return Ok(false);
@@ -298,7 +303,7 @@ impl SysRows {
                 Some((int(col::KEY)?, owner_of(int(col::OWNER)), name))
             }
             SysTable::TabPart | SysTable::TabCompart => table_row(int(col::PARENT)?),
-            SysTable::Col => table_row(int(col::KEY)?),
+            SysTable::Col | SysTable::Cdef | SysTable::Ccol => table_row(int(col::KEY)?),
             SysTable::TabSubpart => {
                 let composite = self.row_near(SysTable::TabCompart, int(col::PARENT)?, scn)?;
                 table_row(composite.int(col::PARENT)?)

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::trail::{column_differences, ColumnChanges, ColumnDef};
+use crate::trail::{column_differences, ColumnChanges, ColumnDef, KeyKind};
 
 const COL: i64 = 21;
 /// the data object of the cluster `C_OBJ#` (`COL$`'s ROWIDs start `AAAAAC`)
@@ -107,7 +107,7 @@ fn a_document_without_col_rows_loads_with_none() {
     let e = emitter(&document("BO#", true), true);
     let sys = dictionary(&e).sys().unwrap();
     assert!(sys.rows(SysTable::Col).is_empty());
-    assert!(sys.to_json().ends_with("\"COL$\": []}"), "{}", sys.to_json());
+    assert!(sys.to_json().ends_with("\"COL$\": [], \"CDEF$\": [], \"CCOL$\": []}"), "{}", sys.to_json());
 }
 
 #[test]
@@ -374,4 +374,57 @@ fn a_commit_s_column_changes_are_read_from_the_col_rows_by_rowid() {
     );
     let unused = changes_at(&e, 100, 200).unwrap();
     assert_eq!((unused.dropped, unused.renamed), (vec!["REMARK".to_owned()], vec![]));
+}
+
+/// `C_COBJ#`, the cluster of `CDEF$` (object 31) and `CCOL$` (object 32).
+const C_COBJ: i64 = 29;
+const CDEF: i64 = 31;
+const CCOL: i64 = 32;
+
+/// [`col_document`] with the `CDEF$` / `CCOL$` layouts (23ai segcol#s of the kept columns) and
+/// `APP.T`'s primary key on `ID` (CON# 500: its CDEF$ row at slot 0, its CCOL$ row at slot 1).
+fn key_document() -> String {
+    let mut doc: Value = serde_json::from_str(&col_document()).unwrap();
+    let n = "NUMBER";
+    for (obj, name, layout) in [
+        (CDEF, "CDEF$", vec![(1, "OBJ#", n), (2, "CON#", n), (4, "TYPE#", n)]),
+        (CCOL, "CCOL$", vec![(1, "OBJ#", n), (2, "CON#", n), (5, "INTCOL#", n)]),
+    ] {
+        let table: Value = serde_json::from_str(&sys_table(obj, C_COBJ, name, &layout)).unwrap();
+        doc["tables"].as_array_mut().unwrap().push(table);
+    }
+    doc["sys"]["CDEF$"] = json!([{"rowid": rid(C_COBJ, 0), "OBJ#": 100, "CON#": 500, "TYPE#": 2}]);
+    doc["sys"]["CCOL$"] = json!([{"rowid": rid(C_COBJ, 1), "OBJ#": 100, "CON#": 500, "INTCOL#": 1}]);
+    doc.to_string()
+}
+
+fn key_at(e: &Emitter, scn: i64) -> Vec<String> {
+    dictionary(e).lookup(100, scn).unwrap().key_columns.clone()
+}
+
+#[test]
+fn keys_follow_the_cdef_and_ccol_rows() {
+    let mut e = emitter(&key_document(), true);
+    assert_eq!(dictionary(&e).versions_from_sys(), 0); // the export's key is the rows'
+    commit(&mut e, 100, vec![col_insert(2, 100, 2, "NOTE")]);
+    assert_eq!(key_at(&e, 100), ["ID"]);
+    // ALTER TABLE T DROP PRIMARY KEY: its CDEF$ and CCOL$ rows go; every column is the key
+    commit(&mut e, 150, vec![change(DRP, CDEF, C_COBJ, 0, &[]), change(DRP, CCOL, C_COBJ, 1, &[])]);
+    assert_eq!(key_at(&e, 150), ["ID", "NOTE"]);
+    let last = e.column_disagreements.last().unwrap();
+    // the text's version never had NOTE (no DDL record here): that line too
+    let said = ["SEGCOL# 2: NOTE only in COL$", "key ID / ID, NOTE (DDL text / CDEF$)"];
+    assert_eq!((last.scn, last.differences.clone()), (150, said.map(String::from).to_vec()));
+    let found = dictionary(&e).from_sys().find(|v| v.version.covers(150)).unwrap();
+    assert_eq!(found.key_kind, Some(KeyKind::All));
+    // ALTER TABLE T ADD PRIMARY KEY (NOTE): CON# 501 on INTCOL# 2
+    let events = vec![
+        change(IRP, CDEF, C_COBJ, 2, &[(0, Some(num(100))), (1, Some(num(501))), (3, Some(num(2)))]),
+        change(IRP, CCOL, C_COBJ, 3, &[(0, Some(num(100))), (1, Some(num(501))), (4, Some(num(2)))]),
+    ];
+    commit(&mut e, 200, events);
+    assert_eq!(key_at(&e, 200), ["NOTE"]);
+    assert_eq!(key_at(&e, 199), ["ID", "NOTE"]);
+    assert_eq!(counter(&e, "dictionary_row_problems"), 0);
+    assert_eq!(e.columns_followed.iter().map(|f| f.2).collect::<Vec<_>>(), [100, 150, 200]);
 }

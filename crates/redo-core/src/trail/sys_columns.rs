@@ -17,10 +17,11 @@
 //! 0x20 (hidden) or 0x8000 (unused) makes a hidden column; a character column's (`TYPE#` 1, 96, 8,
 //! 112) `CHARSETFORM` 1 is the database character set, 2 the national one.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::dictionary::{choose_key, ColumnDef, TableVersion};
-use super::sys::{col, SysRow, SysRows, SysTable};
+use super::dictionary::{choose_key, choose_key_kind, ColumnDef, Constraint, KeyKind, TableVersion};
+use super::sys::{col, SysRow, SysRows, SysTable, CON_PRIMARY, CON_UNIQUE};
 
 /// `COL$.PROPERTY` bits of a hidden and of an unused (`SET UNUSED`) column.
 pub const PROPERTY_HIDDEN: i64 = 0x20;
@@ -125,30 +126,96 @@ pub fn column_differences(text: &[ColumnDef], sys: &[ColumnDef]) -> Vec<String> 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SysVersion {
     pub version: Arc<TableVersion>,
-    /// none of the key columns of the version it stands for is left: its key is every column, as
-    /// a table without a key has (rule 12)
-    pub every_column_key: bool,
+    /// where its key comes from when the SYS rows chose it: its `CDEF$` rows (rule 12 over its
+    /// primary and unique constraints), or every column because none of the key columns of the
+    /// version it stands for is left; `None`: that version's key carried over (same kind)
+    pub key_kind: Option<KeyKind>,
 }
 
-/// Where a table's `COL$` rows and its version disagree from `scn` on: the `COL$` columns win.
+/// Where a table's SYS rows (`COL$`, `CDEF$`) and its version disagree from `scn` on: the rows win.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ColumnDisagreement {
     pub obj: i64,
     pub owner: String,
     pub table: String,
     pub scn: i64,
-    /// [`column_differences`]' lines, or why the `COL$` rows could not be read (then the version
-    /// stands)
+    /// [`column_differences`]' lines and a key line, or why the rows could not be read (then the
+    /// version stands)
     pub differences: Vec<String>,
 }
 
-/// The versions of table `obj` (its own `versions`, by SCN) whose columns its `COL$` rows give,
-/// one per SCN range where those rows and the version valid then disagree, and the disagreements
-/// (by the SCN each range starts at). Ranges are cut at every SCN a `COL$` row of `obj` or a
-/// version starts or ends at. A DDL's text opens its version at the DDL's own SCN and its `COL$`
-/// rows change at its commit, a little later: a version that starts where no `COL$` row does and
-/// agrees with them at their next change is the text running ahead of its own commit, not a
-/// disagreement (no other transaction changes the table in between: the DDL holds its lock).
+/// A table at an SCN as its SYS rows have it: its stored columns (`COL$`) and, when it has
+/// `CDEF$` rows, its key.
+struct SysShape {
+    columns: Vec<ColumnDef>,
+    key: Option<(KeyKind, Vec<String>)>,
+}
+
+impl SysShape {
+    /// `Ok(None)`: no `COL$` row of `obj` at `scn`.
+    fn at(sys: &SysRows, obj: i64, scn: i64, db: &str, national: &str) -> Result<Option<SysShape>, String> {
+        let Some(columns) = sys.columns_at(obj, scn, db, national)? else { return Ok(None) };
+        let key = sys.key_at(obj, scn, &columns);
+        Ok(Some(SysShape { columns, key }))
+    }
+
+    /// How `version` differs (column lines, then a key line).
+    fn differences(&self, version: &TableVersion) -> Vec<String> {
+        let mut out = column_differences(&version.columns, &self.columns);
+        if let Some((_, key)) = &self.key {
+            if *key != version.key_columns {
+                out.push(format!(
+                    "key {} / {} (DDL text / CDEF$)",
+                    version.key_columns.join(", "),
+                    key.join(", ")
+                ));
+            }
+        }
+        out
+    }
+}
+
+impl SysRows {
+    /// Table `obj`'s key at `scn` from its `CDEF$` / `CCOL$` rows (rule 12 over its primary and
+    /// unique constraints, each named `CON#<n>` as the OLR loader names them, their columns by
+    /// `INTCOL#` among `columns`' `COL$` rows); `None` when no `CDEF$` row of `obj` is known at any
+    /// SCN (a document without them: the key is not described).
+    pub fn key_at(&self, obj: i64, scn: i64, columns: &[ColumnDef]) -> Option<(KeyKind, Vec<String>)> {
+        self.versions(SysTable::Cdef, obj).next()?;
+        let names: HashMap<i64, &str> = self
+            .versions(SysTable::Col, obj)
+            .filter(|r| r.covers(scn))
+            .filter_map(|r| Some((r.int(col::INTCOL_NO)?, r.text(col::COL_NAME)?)))
+            .collect();
+        let mut constraints = Vec::new();
+        for cdef in self.versions(SysTable::Cdef, obj).filter(|r| r.covers(scn)) {
+            let (Some(con), Some(kind)) = (cdef.int(col::CON_NO), cdef.int(col::CON_TYPE)) else { continue };
+            if kind != CON_PRIMARY && kind != CON_UNIQUE {
+                continue;
+            }
+            let mut intcols: Vec<i64> = self
+                .versions(SysTable::Ccol, obj)
+                .filter(|r| r.covers(scn) && r.int(col::CON_NO) == Some(con))
+                .filter_map(|r| r.int(col::CON_INTCOL))
+                .collect();
+            intcols.sort_unstable();
+            let cols = intcols
+                .iter()
+                .map(|i| names.get(i).map_or_else(|| format!("INTCOL#{i}"), |n| (*n).to_owned()));
+            constraints.push(Constraint::new(kind == CON_PRIMARY, format!("CON#{con:010}"), cols.collect()));
+        }
+        Some(choose_key_kind(columns, constraints))
+    }
+}
+
+/// The versions of table `obj` (its own `versions`, by SCN) whose columns (and key) its SYS rows
+/// give, one per SCN range where those rows and the version valid then disagree, and the
+/// disagreements (by the SCN each range starts at). Ranges are cut at every SCN a `COL$` / `CDEF$`
+/// / `CCOL$` row of `obj` or a version starts or ends at. A DDL's text opens its version at the
+/// DDL's own SCN and its rows change at its commit, a little later: a version that starts where no
+/// row does and agrees with them at their next change is the text running ahead of its own commit,
+/// not a disagreement (no other transaction changes the table in between: the DDL holds its lock).
+/// The key: the `CDEF$` rows' when the table has any, else the version's carried over.
 pub fn columns_from_sys(
     obj: i64,
     versions: &[Arc<TableVersion>],
@@ -156,25 +223,30 @@ pub fn columns_from_sys(
     db_charset: &str,
     national_charset: &str,
 ) -> (Vec<SysVersion>, Vec<ColumnDisagreement>) {
-    let col_bounds = scn_bounds(sys.versions(SysTable::Col, obj).map(|r| (r.valid_from_scn, r.valid_to_scn)));
-    if col_bounds.is_empty() || versions.is_empty() {
+    let row_bounds = scn_bounds(
+        [SysTable::Col, SysTable::Cdef, SysTable::Ccol]
+            .into_iter()
+            .flat_map(|t| sys.versions(t, obj))
+            .map(|r| (r.valid_from_scn, r.valid_to_scn)),
+    );
+    if sys.versions(SysTable::Col, obj).next().is_none() || versions.is_empty() {
         return (Vec::new(), Vec::new());
     }
     let bounds = scn_bounds(
         versions
             .iter()
             .map(|v| (v.valid_from_scn, v.valid_to_scn))
-            .chain(col_bounds.iter().map(|&b| (b, None))),
+            .chain(row_bounds.iter().map(|&b| (b, None))),
     );
+    let shape_at = |scn: i64| SysShape::at(sys, obj, scn, db_charset, national_charset);
     let (mut out, mut said) = (Vec::new(), Vec::new());
     for (i, &from) in bounds.iter().enumerate() {
         let Some(version) = versions.iter().find(|v| v.covers(from)) else { continue };
-        if col_bounds.binary_search(&from).is_err() {
-            let next = col_bounds.iter().find(|&&b| b > from).copied();
-            let ahead = next.filter(|&b| version.covers(b)).is_some_and(|b| {
-                matches!(sys.columns_at(obj, b, db_charset, national_charset),
-                         Ok(Some(c)) if column_differences(&version.columns, &c).is_empty())
-            });
+        if row_bounds.binary_search(&from).is_err() {
+            let next = row_bounds.iter().find(|&&b| b > from).copied();
+            let ahead = next.filter(|&b| version.covers(b)).is_some_and(
+                |b| matches!(shape_at(b), Ok(Some(shape)) if shape.differences(version).is_empty()),
+            );
             if ahead {
                 continue;
             }
@@ -186,28 +258,34 @@ pub fn columns_from_sys(
             scn: from,
             differences,
         };
-        let columns = match sys.columns_at(obj, from, db_charset, national_charset) {
-            Ok(Some(columns)) => columns,
+        let shape = match shape_at(from) {
+            Ok(Some(shape)) => shape,
             Ok(None) => continue,
             Err(why) => {
                 said.push(disagreement(vec![why]));
                 continue;
             }
         };
-        let differences = column_differences(&version.columns, &columns);
+        let differences = shape.differences(version);
         if differences.is_empty() {
             continue;
         }
         said.push(disagreement(differences));
-        let (key_columns, every_column_key) = carried_keys(version, &columns, sys, from);
+        let (key_kind, key_columns) = match shape.key {
+            Some((kind, key)) => (Some(kind), key),
+            None => match carried_keys(version, &shape.columns, sys, from) {
+                (key, true) => (Some(KeyKind::All), key),
+                (key, false) => (None, key),
+            },
+        };
         let version = Arc::new(TableVersion {
-            columns,
+            columns: shape.columns,
             key_columns,
             valid_from_scn: from,
             valid_to_scn: bounds.get(i + 1).copied(),
             ..(**version).clone()
         });
-        out.push(SysVersion { version, every_column_key });
+        out.push(SysVersion { version, key_kind });
     }
     (out, said)
 }
