@@ -383,6 +383,9 @@ class MirrorFold:
 def partition_segments(
     sys_json: str, owner: str, table: str, partition: str, scn: int, subpartition: bool = False
 ) -> dict[str, Any]: ...
+def partitions_cut(
+    sys_json: str, owner: str, table: str, scn: int, subpartition: bool, dropped: bool
+) -> list[str]: ...
 
 # dictionary.rs
 

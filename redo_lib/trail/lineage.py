@@ -76,15 +76,23 @@ def partition_cuts(
 ) -> list[PartitionCut]:
     """The partitions a DROP / TRUNCATE PARTITION (SUBPARTITION) clause of ``owner.table`` committed
     at ``commit_scn`` removed the rows of, each with the ROWID prefixes of its rows (the Rust core
-    reads the SYS rows: ``redo_core::trail::sys_partitions``)."""
+    reads the SYS rows: ``redo_core::trail::sys_partitions``). A clause that names them by value
+    (``FOR (...)``: ``names`` empty) gets them from the SYS rows too: the partitions the commit dropped
+    (DROP) or gave a new segment (TRUNCATE), ``partitions_cut``."""
     from redo_lib.native import native
 
     names = list(names)
-    if not names:
-        note = (f"{clause} at commit SCN {commit_scn} names no partition (FOR (value)?): the rows it "
-                "removed are not known, the mirror keeps them")  # fmt: skip
-        return [PartitionCut(commit_scn, clause, "", notes=(note,))]
     sys_rows = history.sys_rows
+    by_value: tuple[str, ...] = ()
+    if not names and sys_rows is not None:
+        # named by value (FOR (...)): the SYS rows say which partitions the commit dropped or emptied
+        names = native.partitions_cut(sys_rows.text, owner, table, commit_scn,
+                                      clause.split()[1].startswith("SUB"), clause.startswith("DROP"))  # fmt: skip
+        by_value = (f"{clause} names its partition by value: {', '.join(names)} from the SYS rows",)
+    if not names:
+        note = (f"{clause} at commit SCN {commit_scn} names no partition (FOR (value)?) and the SYS rows "
+                "show none: the rows it removed are not known, the mirror keeps them")  # fmt: skip
+        return [PartitionCut(commit_scn, clause, "", notes=(note,))]
     out = []
     for name in names:
         if sys_rows is None:  # not reached: without SYS rows partition DDL is ``unsupported``
@@ -93,7 +101,7 @@ def partition_cuts(
         found = native.partition_segments(sys_rows.text, owner, table, name, commit_scn,
                                           subpartition=clause.split()[1].startswith("SUB"))  # fmt: skip
         out.append(PartitionCut(commit_scn, clause, name, tuple(found["prefixes"]),
-                                tuple(found["ambiguous_prefixes"]), tuple(found["notes"])))  # fmt: skip
+                                tuple(found["ambiguous_prefixes"]), by_value + tuple(found["notes"])))  # fmt: skip
     return out
 
 

@@ -377,6 +377,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mirror::MirrorFold>()?;
     m.add_function(wrap_pyfunction!(mirror::fold_schema, m)?)?;
     m.add_function(wrap_pyfunction!(mirror::partition_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(mirror::partitions_cut, m)?)?;
     m.add_function(wrap_pyfunction!(dictionary::columns_from_sys, m)?)?;
     m.add_function(wrap_pyfunction!(dictionary::column_changes, m)?)?;
     m.add_function(wrap_pyfunction!(jsonl::render_jsonl, m)?)?;

@@ -103,3 +103,29 @@ pub fn partition_segments<'py>(
     out.set_item("notes", found.notes)?;
     Ok(out)
 }
+
+/// `partitions_cut(sys_json, owner, table, scn, subpartition, dropped)`: the names of the partitions
+/// (subpartitions) of `owner.table` whose rows the commit at `scn` removed
+/// (`redo_core::trail::SysRows::partitions_cut`): gone at `scn` with `dropped` (DROP), else given a
+/// new segment (TRUNCATE); for partition DDL that names them by value (`FOR (...)`). Empty when the
+/// table is not in the SYS rows.
+#[pyfunction]
+pub fn partitions_cut(
+    py: Python<'_>,
+    sys_json: &str,
+    owner: &str,
+    table: &str,
+    scn: i64,
+    subpartition: bool,
+    dropped: bool,
+) -> PyResult<Vec<String>> {
+    use redo_core::trail::SysRows;
+    py.detach(|| -> redo_core::Result<Vec<String>> {
+        let sys = SysRows::from_json(sys_json)?;
+        Ok(match sys.table_named(owner, table, scn - 1) {
+            Some(obj) => sys.partitions_cut(obj, subpartition, scn, dropped),
+            None => Vec::new(),
+        })
+    })
+    .map_err(|e| errors::to_py(py, &e))
+}

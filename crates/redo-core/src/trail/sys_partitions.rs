@@ -123,6 +123,27 @@ impl SysRows {
         out
     }
 
+    /// The names (`OBJ$.SUBNAME`) of table `table_obj`'s partitions (subpartitions with
+    /// `subpartition`) that the commit at `scn` removed the rows of: with `dropped`, those there
+    /// just before (`scn - 1`) and gone at `scn` (DROP); else those whose segments changed at `scn`
+    /// (TRUNCATE: a new data object). For a DDL that names them by value (`DROP PARTITION FOR
+    /// (...)`), which the text does not resolve: the SYS rows say which ones it was.
+    pub fn partitions_cut(&self, table_obj: i64, subpartition: bool, scn: i64, dropped: bool) -> Vec<String> {
+        let level = if subpartition { Level::Subpartition } else { Level::Partition };
+        let (before, after) =
+            (self.units_at(table_obj, level, scn - 1), self.units_at(table_obj, level, scn));
+        before
+            .iter()
+            .filter(|(obj, segments)| match after.get(obj) {
+                None => dropped,
+                Some(now) => !dropped && now != *segments,
+            })
+            .filter_map(|(&obj, _)| {
+                self.row_at(SysTable::Obj, obj, scn - 1)?.text(col::SUBNAME).map(str::to_owned)
+            })
+            .collect()
+    }
+
     /// Adds to `found` the data objects of unit `obj` before `scn`, and what it inherited.
     fn unit_segments(&self, table: i64, level: Level, obj: i64, scn: i64, depth: usize, found: &mut Found) {
         if depth > MAX_DEPTH {
