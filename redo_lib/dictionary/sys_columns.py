@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from redo_lib.dictionary.history import DictionaryHistory
 from redo_lib.dictionary.load import column_from_col_row
-from redo_lib.dictionary.model import KeyKind
+from redo_lib.dictionary.model import KeyKind, TableVersion
 from redo_lib.native import native
 
 __all__ = ["with_columns_from_sys"]
@@ -22,7 +22,9 @@ def with_columns_from_sys(history: DictionaryHistory) -> DictionaryHistory:
     """``history`` with each version the core's ``columns_from_sys`` finds (a range of a table where
     its SYS rows and its version disagree) in it: that range of the version with the columns of the
     ``COL$`` rows and the key the core gave (from the ``CDEF$`` / ``CCOL$`` rows when the table has
-    them, else the version's carried over; a key whose columns are all gone: every column). Unchanged when they agree everywhere, or without SYS rows."""
+    them, else the version's carried over; a key whose columns are all gone: every column), and each
+    version of a table only the SYS rows know (created after the export, its CREATE text not
+    applied) added. Unchanged when they agree everywhere, or without SYS rows."""
     if history.sys_rows is None:
         return history
     for found in native.columns_from_sys(history.to_json()):
@@ -36,7 +38,15 @@ def with_columns_from_sys(history: DictionaryHistory) -> DictionaryHistory:
             if c is not None
         ]
         columns.sort(key=lambda c: c.segcol_no)
-        base = next(v for v in history.versions(obj) if v.covers(start))
+        base = next((v for v in history.versions(obj) if v.covers(start)), None)
+        if base is None:  # a table only the SYS rows know (its CREATE text not applied)
+            created = TableVersion(
+                obj=obj, dataobj=found["dataobj"], owner=found["owner"], name=found["name"], columns=tuple(columns),
+                key_columns=tuple(found["key_columns"]), key_kind=KeyKind(found["key_kind"] or KeyKind.ALL),
+                valid_from_scn=start, valid_to_scn=found["valid_to_scn"],
+            )  # fmt: skip
+            history = history.with_version(created)
+            continue
         kind = base.key_kind if found["key_kind"] is None else KeyKind(found["key_kind"])
         key = (tuple(found["key_columns"]), kind)
         history = history.with_columns(obj, (start, found["valid_to_scn"]), tuple(columns), key)

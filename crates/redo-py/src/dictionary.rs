@@ -7,9 +7,9 @@ use redo_core::trail::{Dictionary, SysRows, SysTable, SysValue};
 use crate::errors;
 
 /// `columns_from_sys(document)`: where a table's `COL$` rows and its version in the dictionary's
-/// JSON `document` disagree, the versions whose columns those rows give
-/// (`redo_core::trail::columns_from_sys`): one dict per SCN range, by table obj then SCN, with
-/// `obj`, `valid_from_scn`, `valid_to_scn` (None: open), `key_columns` (the version's key carried
+/// JSON `document` disagree, the versions whose columns those rows give, and the versions of tables
+/// only the SYS rows know (`redo_core::trail::columns_from_sys`, `tables_from_sys`): one dict per SCN
+/// range, by table obj then SCN, with `obj`, `owner`, `name`, `dataobj`, `valid_from_scn`, `valid_to_scn` (None: open), `key_columns` (the version's key carried
 /// over by name else through its `COL$` row's ROWID, or chosen from its `CDEF$` rows), `key_kind`
 /// (`primary`, `unique`, `all`: chosen from the rows, or every column as none of the version's key
 /// columns is left; None: the version's kind) and `col_rows`, the table's `COL$` rows valid then (their kept
@@ -35,6 +35,9 @@ pub fn columns_from_sys<'py>(py: Python<'py>, document: &str) -> PyResult<Bound<
         }
         let item = PyDict::new(py);
         item.set_item("obj", version.obj)?;
+        item.set_item("owner", &version.owner)?;
+        item.set_item("name", &version.name)?;
+        item.set_item("dataobj", version.dataobj)?;
         item.set_item("valid_from_scn", version.valid_from_scn)?;
         item.set_item("valid_to_scn", version.valid_to_scn)?;
         item.set_item("key_columns", &version.key_columns)?;

@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::sys::SysRows;
-use super::sys_columns::{columns_from_sys, ColumnDisagreement, SysVersion};
+use super::sys::{col, SysRows, SysTable, TYPE_TABLE};
+use super::sys_columns::{columns_from_sys, tables_from_sys, ColumnDisagreement, SysVersion};
 use crate::error::{Detail, Error, Position, Result};
 
 #[path = "dictionary_stream.rs"]
@@ -172,8 +172,9 @@ impl Dictionary {
         self.sys.take()
     }
 
-    /// Rebuild the versions the `COL$` rows give (after the SYS rows layer changed): every table
-    /// with `COL$` rows, compared with its versions at each SCN either changes. Returns every
+    /// Rebuild the versions the SYS rows give (after the layer changed): every table with `COL$`
+    /// rows, compared with its versions at each SCN either changes (`columns_from_sys`), and every
+    /// table only the SYS rows know, from them alone (`tables_from_sys`). Returns every
     /// disagreement, at whatever SCN (the caller reports those its commit made).
     pub fn reconcile(&mut self) -> Vec<ColumnDisagreement> {
         self.from_sys.clear();
@@ -182,6 +183,23 @@ impl Dictionary {
         for (&obj, versions) in &self.versions {
             let (found, differences) =
                 columns_from_sys(obj, versions, sys, &self.db_charset, &self.national_charset);
+            if !found.is_empty() {
+                self.from_sys.insert(obj, found);
+            }
+            said.extend(differences);
+        }
+        // tables only the SYS rows know (created after the export, the CREATE text not applied)
+        let mut created: Vec<i64> = sys
+            .rows(SysTable::Obj)
+            .iter()
+            .filter(|r| r.int(col::TYPE) == Some(TYPE_TABLE))
+            .filter_map(|r| r.int(col::KEY))
+            .filter(|obj| !self.versions.contains_key(obj))
+            .collect();
+        created.sort_unstable();
+        created.dedup();
+        for obj in created {
+            let (found, differences) = tables_from_sys(obj, sys, &self.db_charset, &self.national_charset);
             if !found.is_empty() {
                 self.from_sys.insert(obj, found);
             }
@@ -328,6 +346,7 @@ impl Dictionary {
     /// SCN, or a partition of a version).
     pub fn knows(&self, obj: i64) -> bool {
         self.versions.contains_key(&obj)
+            || self.from_sys.contains_key(&obj)
             || self
                 .sys
                 .as_ref()

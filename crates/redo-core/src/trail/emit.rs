@@ -452,8 +452,9 @@ impl Emitter {
     }
 
     /// The transaction's SYS row changes, at its commit SCN: applied to the dictionary's SYS rows
-    /// with `apply_ddl`, else only counted. Where they changed a table's `COL$` rows, its columns
-    /// are theirs from the commit on (`Dictionary::reconcile`): a disagreement with the version
+    /// with `apply_ddl`, else only counted; the versions they give are rebuilt
+    /// (`Dictionary::reconcile`). Where they changed a table's `COL$` (`CDEF$`, `CCOL$`) rows, its
+    /// columns (key) are theirs from the commit on: a disagreement with the version
     /// the DDL text gave is counted and reported, and a problem this transaction's DDL text had on
     /// that table (not understood, contradicting the dictionary) is superseded by the rows: counted
     /// (`ddl_text_superseded`), no longer a problem. `problems_before`: the problems before the
@@ -477,7 +478,7 @@ impl Emitter {
         }
         self.by_dataobj = None; // a new data object of a table
         let changed = done.columns_changed;
-        if changed.is_empty() {
+        if done.applied == 0 {
             return;
         }
         self.columns_followed.extend(changed.iter().map(|&obj| (obj, xid.to_owned(), commit_scn)));

@@ -91,6 +91,8 @@ pub mod col {
     pub const NAME: usize = 3;
     pub const SUBNAME: usize = 4;
     pub const TYPE: usize = 5;
+    /// `OBJ$.FLAGS` (bit [`super::FLAG_RECYCLED`]: in the recycle bin)
+    pub const FLAGS: usize = 6;
     /// `TABPART$`, `TABCOMPART$`: `BO#`; `TABSUBPART$`: `POBJ#`
     pub const PARENT: usize = 2;
     /// `USER$`
@@ -120,6 +122,9 @@ pub mod col {
 /// `CDEF$.TYPE#` of a primary key and of a unique key.
 pub const CON_PRIMARY: i64 = 2;
 pub const CON_UNIQUE: i64 = 3;
+
+/// `OBJ$.FLAGS` bit of an object in the recycle bin (DROP TABLE without PURGE).
+pub const FLAG_RECYCLED: i64 = 128;
 
 /// `OBJ$.TYPE#` of a table, a table partition, a table subpartition.
 pub const TYPE_TABLE: i64 = 2;

@@ -428,3 +428,38 @@ fn keys_follow_the_cdef_and_ccol_rows() {
     assert_eq!(counter(&e, "dictionary_row_problems"), 0);
     assert_eq!(e.columns_followed.iter().map(|f| f.2).collect::<Vec<_>>(), [100, 150, 200]);
 }
+
+#[test]
+fn a_table_only_the_sys_rows_know_gets_its_version_from_them() {
+    let mut e = emitter(&key_document(), true);
+    assert!(dictionary(&e).lookup(300, 100).is_none());
+    // CREATE TABLE APP.N (K NUMBER PRIMARY KEY, V VARCHAR2(40)) whose text was not applied: its OBJ$,
+    // COL$, CDEF$ and CCOL$ rows
+    let mut v = col_insert(3, 300, 2, "V");
+    v.obj = COL;
+    let events = vec![
+        obj_insert(21, 300, Some(300), 50, "N", "", 2),
+        col_insert(2, 300, 1, "K"),
+        v,
+        change(IRP, CDEF, C_COBJ, 4, &[(0, Some(num(300))), (1, Some(num(502))), (3, Some(num(2)))]),
+        change(IRP, CCOL, C_COBJ, 5, &[(0, Some(num(300))), (1, Some(num(502))), (4, Some(num(1)))]),
+    ];
+    commit(&mut e, 100, events);
+    let version = dictionary(&e).lookup(300, 100).unwrap();
+    assert_eq!((version.owner.as_str(), version.name.as_str(), version.dataobj), ("APP", "N", Some(300)));
+    assert_eq!(names_at(&e, 300, 100), ["K", "V"]);
+    assert_eq!(version.key_columns, ["K"]);
+    assert!(dictionary(&e).lookup(300, 99).is_none());
+    let said = e.column_disagreements.iter().find(|d| d.obj == 300).unwrap();
+    assert_eq!((said.scn, said.table.as_str()), (100, "N"));
+    assert!(
+        said.differences[0].starts_with("only in the SYS rows: 2 columns, key K (primary)"),
+        "{:?}",
+        said
+    );
+    // DROP TABLE N (recycle bin): its OBJ$ row renamed, FLAGS 128: no version from then on
+    let events = vec![change(URP, OBJ, OBJ, 21, &[(3, text("BIN$x$0")), (13, Some(num(128)))])];
+    commit(&mut e, 200, events);
+    assert!(dictionary(&e).lookup(300, 200).is_none());
+    assert_eq!(names_at(&e, 300, 199), ["K", "V"]);
+}

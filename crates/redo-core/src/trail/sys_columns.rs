@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::dictionary::{choose_key, choose_key_kind, ColumnDef, Constraint, KeyKind, TableVersion};
-use super::sys::{col, SysRow, SysRows, SysTable, CON_PRIMARY, CON_UNIQUE};
+use super::sys::{col, SysRow, SysRows, SysTable, CON_PRIMARY, CON_UNIQUE, FLAG_RECYCLED, TYPE_TABLE};
 
 /// `COL$.PROPERTY` bits of a hidden and of an unused (`SET UNUSED`) column.
 pub const PROPERTY_HIDDEN: i64 = 0x20;
@@ -286,6 +286,84 @@ pub fn columns_from_sys(
             ..(**version).clone()
         });
         out.push(SysVersion { version, key_kind });
+    }
+    (out, said)
+}
+
+/// The versions of table `obj`, which the dictionary has none of (created after the export, its
+/// CREATE TABLE text not applied: one the parser could not read), from its SYS rows alone: on each
+/// SCN range where its `OBJ$` row is a table (`TYPE#` 2) not in the recycle bin, its owner's
+/// `USER$` row is known and it has `COL$` rows: its name, data object, columns and key (its
+/// `CDEF$` rows', else every column). No storage attributes (`TAB$` is not followed: a heap table
+/// in a clear tablespace) and no supplemental logging of its own. Each range is reported (a
+/// [`ColumnDisagreement`] saying so).
+pub fn tables_from_sys(
+    obj: i64,
+    sys: &SysRows,
+    db_charset: &str,
+    national_charset: &str,
+) -> (Vec<SysVersion>, Vec<ColumnDisagreement>) {
+    let (mut out, mut said) = (Vec::new(), Vec::new());
+    if sys.versions(SysTable::Col, obj).next().is_none() {
+        return (out, said);
+    }
+    let bounds = scn_bounds(
+        [SysTable::Obj, SysTable::Col, SysTable::Cdef, SysTable::Ccol]
+            .into_iter()
+            .flat_map(|t| sys.versions(t, obj))
+            .map(|r| (r.valid_from_scn, r.valid_to_scn)),
+    );
+    for (i, &from) in bounds.iter().enumerate() {
+        let Some(row) = sys.row_at(SysTable::Obj, obj, from) else { continue };
+        if row.int(col::TYPE) != Some(TYPE_TABLE) || row.int(col::FLAGS).unwrap_or(0) & FLAG_RECYCLED != 0 {
+            continue;
+        }
+        let owner = row.int(col::OWNER).and_then(|o| sys.row_at(SysTable::User, o, from));
+        let (Some(owner), Some(name)) = (owner.and_then(|u| u.text(col::USER_NAME)), row.text(col::NAME))
+        else {
+            continue;
+        };
+        let disagreement = |differences| ColumnDisagreement {
+            obj,
+            owner: owner.to_owned(),
+            table: name.to_owned(),
+            scn: from,
+            differences,
+        };
+        let shape = match SysShape::at(sys, obj, from, db_charset, national_charset) {
+            Ok(Some(shape)) => shape,
+            Ok(None) => continue,
+            Err(why) => {
+                said.push(disagreement(vec![why]));
+                continue;
+            }
+        };
+        let (kind, key_columns) = match shape.key {
+            Some(key) => key,
+            None => choose_key_kind(&shape.columns, Vec::new()),
+        };
+        said.push(disagreement(vec![format!(
+            "only in the SYS rows: {} columns, key {} ({}); no version from a DDL text",
+            shape.columns.len(),
+            key_columns.join(", "),
+            kind.as_str()
+        )]));
+        let version = TableVersion {
+            obj,
+            dataobj: row.int(col::DATAOBJ),
+            owner: owner.to_owned(),
+            name: name.to_owned(),
+            columns: shape.columns,
+            key_columns,
+            valid_from_scn: from,
+            valid_to_scn: bounds.get(i + 1).copied(),
+            partitions: Vec::new(),
+            encrypted: false,
+            compress_for: None,
+            iot_type: None,
+            supplemental_all: false,
+        };
+        out.push(SysVersion { version: Arc::new(version), key_kind: Some(kind) });
     }
     (out, said)
 }
