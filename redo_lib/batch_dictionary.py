@@ -157,14 +157,14 @@ def evolve_batch_dictionary(
     if objs:
         followed: list[dict[str, Any]] = []
         tracked = _track_sys_rows(evolved, sys_events(objs), counts, followed, hold_from, resetlogs_id)
-        evolved = _columns_followed(tracked, followed, counts, problems, disagreements)
+        evolved = _tables_followed(tracked, followed, counts, problems, disagreements)
     if evolved is history and not own_copy:
         return dictionary, dict(counts), problems
     location = write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json())
     return location, dict(counts), problems
 
 
-def _columns_followed(
+def _tables_followed(
     history: Any,
     followed: list[dict[str, Any]],
     counts: Counter[str],
@@ -176,7 +176,7 @@ def _columns_followed(
     disagreements handed on, the versions the ``COL$`` rows give put in the history."""
     from redo_lib.dictionary.sys_columns import with_columns_from_sys
 
-    changed = {(int(obj), str(xid)) for doc in followed for obj, xid, _ in doc.get("columns_followed", [])}
+    changed = {(int(obj), str(xid)) for doc in followed for obj, xid, _ in doc.get("tables_followed", [])}
     sys_problems = [p for doc in followed for p in doc.get("ddl_problems", [])]
     kept = [
         p for p in problems
@@ -201,7 +201,7 @@ def _track_sys_rows(
 ) -> Any:
     """The dictionary with the ``SYS`` row changes of ``batches``' committed transactions applied
     (the core's emitter, ``apply_ddl`` on; nothing of them is a trail row); the core's counts
-    documents (their ``ddl_problems``, ``columns_followed``, ``dictionary_disagreements``) are
+    documents (their ``ddl_problems``, ``tables_followed``, ``dictionary_disagreements``) are
     appended to ``followed``."""
     sys_json = None
     stream = assemble_stream(

@@ -326,7 +326,7 @@ def reconcile(
         # disagreed: the COL$ columns won (docs/dictionary.md, "Columns from COL$"); and each commit
         # that changed a table's COL$ rows: (table obj, XID, commit SCN)
         "dictionary_disagreements": list(emitter.column_disagreements),
-        "columns_followed": [list(f) for f in emitter.columns_followed],
+        "tables_followed": [list(f) for f in emitter.tables_followed],
         # LOB values in row / out of row, pieces, and what could not be resolved or attached (counted,
         # never dropped silently: docs/lobs.md)
         "lobs": {k: v for k, v in sorted(emitter.counters.items()) if k.startswith("lob_")}

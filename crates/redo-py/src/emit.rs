@@ -424,8 +424,8 @@ impl Emitter {
 
     /// (table obj, XID, commit SCN) of each commit that changed a table's `COL$` rows.
     #[getter]
-    fn columns_followed(&self) -> Vec<(i64, String, i64)> {
-        self.inner.columns_followed.clone()
+    fn tables_followed(&self) -> Vec<(i64, String, i64)> {
+        self.inner.tables_followed.clone()
     }
 
     /// Read in one record batch of the previous batch's carried LOB pages (`lob_pages_schema()`):

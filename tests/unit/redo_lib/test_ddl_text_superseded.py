@@ -62,7 +62,7 @@ def test_the_single_process_decode_writes_the_scenario_s_trail(generated: Genera
     assert counts["ddl_problems"] == []
     obj = json.loads(generated.dictionary.read_text())["tables"]
     t = next(x["obj"] for x in obj if x["name"] == "T")
-    assert [f[0] for f in counts["columns_followed"]] == [t, t]
+    assert [f[0] for f in counts["tables_followed"]] == [t, t]
     said = counts["dictionary_disagreements"]
     if _unreadable(generated):
         assert decoded.emit["ddl_text_superseded"] == 2

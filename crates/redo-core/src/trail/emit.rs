@@ -238,7 +238,7 @@ pub struct Emitter {
     pub column_disagreements: Vec<ColumnDisagreement>,
     /// (table obj, XID, commit SCN) of each commit that changed a table's `COL$` rows: the batch
     /// driver supersedes the text problems of those transactions' DDL with them
-    pub columns_followed: Vec<(i64, String, i64)>,
+    pub tables_followed: Vec<(i64, String, i64)>,
 }
 
 fn count<K: Ord>(map: &mut BTreeMap<K, u64>, key: K) {
@@ -477,11 +477,11 @@ impl Emitter {
             }
         }
         self.by_dataobj = None; // a new data object of a table
-        let changed = done.columns_changed;
+        let changed = done.tables_changed;
         if done.applied == 0 {
             return;
         }
-        self.columns_followed.extend(changed.iter().map(|&obj| (obj, xid.to_owned(), commit_scn)));
+        self.tables_followed.extend(changed.iter().map(|&obj| (obj, xid.to_owned(), commit_scn)));
         let said = self.dictionary.as_mut().map(Dictionary::reconcile).unwrap_or_default();
         for disagreement in said {
             if disagreement.scn == commit_scn && changed.contains(&disagreement.obj) {

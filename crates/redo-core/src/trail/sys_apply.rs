@@ -55,9 +55,10 @@ pub struct SysChange {
 /// What applying a transaction's SYS row changes did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SysApplied {
-    /// the tables (`OBJ#`) whose `COL$`, `CDEF$` or `CCOL$` rows (columns, constraints) the applied
-    /// changes opened or closed
-    pub columns_changed: BTreeSet<i64>,
+    /// the tables (`OBJ#`) whose `OBJ$`, `COL$`, `CDEF$` or `CCOL$` rows (name, data object,
+    /// columns, constraints) the applied changes opened or closed (an `OBJ$` change of a partition
+    /// names the partition)
+    pub tables_changed: BTreeSet<i64>,
     /// followed changes applied (counts.json `dictionary_rows`)
     pub applied: u64,
     /// changes to rows not followed (counted, not kept)
@@ -103,13 +104,14 @@ impl SysRows {
         order.sort_by_key(|c| c.table.apply_rank()); // stable: redo order inside a table
         let mut done = SysApplied::default();
         for change in order {
-            let columns_of = matches!(change.table, SysTable::Col | SysTable::Cdef | SysTable::Ccol)
-                .then(|| self.col_table(change))
-                .flatten();
+            let columns_of =
+                matches!(change.table, SysTable::Obj | SysTable::Col | SysTable::Cdef | SysTable::Ccol)
+                    .then(|| self.col_table(change))
+                    .flatten();
             match self.apply_one(change, scn) {
                 Ok(true) => {
                     done.applied += 1;
-                    done.columns_changed.extend(columns_of);
+                    done.tables_changed.extend(columns_of);
                 }
                 Ok(false) => done.not_followed += 1,
                 Err(why) => {
@@ -121,8 +123,8 @@ impl SysRows {
         done
     }
 
-    /// The table (`OBJ#`) a `COL$`, `CDEF$` or `CCOL$` change is about: the inserted row's, or the
-    /// row standing under the ROWID an update or delete names.
+    /// The object (`OBJ#`) an `OBJ$`, `COL$`, `CDEF$` or `CCOL$` change is about: the inserted
+    /// row's, or the row standing under the ROWID an update or delete names.
     fn col_table(&self, c: &SysChange) -> Option<i64> {
         let rc = &c.change;
         let value = match rc.op {

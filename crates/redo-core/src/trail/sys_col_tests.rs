@@ -252,7 +252,7 @@ fn col_rows_win_over_the_version_they_disagree_with_from_the_commit_on() {
     let said = &e.column_disagreements[0];
     assert_eq!((said.obj, said.scn, said.owner.as_str(), said.table.as_str()), (100, 100, "APP", "T"));
     assert_eq!(said.differences, ["SEGCOL# 2: NOTE only in COL$"]);
-    assert_eq!(e.columns_followed, [(100, "1.2.3".to_owned(), 100)]);
+    assert_eq!(e.tables_followed, [(100, "1.2.3".to_owned(), 100)]);
     // RENAME COLUMN ID TO PK: the key follows the column by its SEGCOL#
     commit(&mut e, 150, vec![change(URP, COL, C_OBJ, 0, &[(5, text("PK"))])]);
     assert_eq!(names_at(&e, 100, 150), ["PK", "NOTE"]);
@@ -341,7 +341,7 @@ fn a_ddl_text_applied_at_its_own_scn_agrees_with_the_col_rows_of_its_commit() {
     assert!(e.column_disagreements.is_empty(), "{:?}", e.column_disagreements);
     assert_eq!(dictionary(&e).versions_from_sys(), 0);
     assert_eq!(names_at(&e, 100, 95), ["ID", "NOTE"]);
-    assert_eq!(e.columns_followed, [(100, "1.2.3".to_owned(), 100)]);
+    assert_eq!(e.tables_followed, [(100, "1.2.3".to_owned(), 100)]);
     assert_eq!(counter(&e, "dictionary_column_disagreements"), 0);
 }
 
@@ -426,7 +426,7 @@ fn keys_follow_the_cdef_and_ccol_rows() {
     assert_eq!(key_at(&e, 200), ["NOTE"]);
     assert_eq!(key_at(&e, 199), ["ID", "NOTE"]);
     assert_eq!(counter(&e, "dictionary_row_problems"), 0);
-    assert_eq!(e.columns_followed.iter().map(|f| f.2).collect::<Vec<_>>(), [100, 150, 200]);
+    assert_eq!(e.tables_followed.iter().map(|f| f.2).collect::<Vec<_>>(), [100, 150, 200]);
 }
 
 #[test]
@@ -462,4 +462,21 @@ fn a_table_only_the_sys_rows_know_gets_its_version_from_them() {
     commit(&mut e, 200, events);
     assert!(dictionary(&e).lookup(300, 200).is_none());
     assert_eq!(names_at(&e, 300, 199), ["K", "V"]);
+}
+
+#[test]
+fn a_table_renamed_in_its_obj_row_takes_the_new_name() {
+    let mut e = emitter(&key_document(), true);
+    // RENAME T TO T2 whose text was not applied: its OBJ$ row's NAME (slot 0)
+    commit(&mut e, 100, vec![change(URP, OBJ, OBJ, 0, &[(3, text("T2"))])]);
+    assert_eq!(table_at(&e, 100, 100).as_deref(), Some("APP.T2"));
+    assert_eq!(table_at(&e, 101, 100).as_deref(), Some("APP.T2")); // its partition too
+    assert_eq!(table_at(&e, 100, 99).as_deref(), Some("APP.T"));
+    let said = &e.column_disagreements;
+    assert_eq!(said.len(), 1);
+    assert_eq!(
+        (said[0].scn, said[0].differences.as_slice()),
+        (100, &["name APP.T / APP.T2 (DDL text / OBJ$)".to_owned()][..])
+    );
+    assert_eq!(dictionary(&e).versions_from_sys(), 1);
 }

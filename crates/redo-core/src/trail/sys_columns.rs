@@ -149,6 +149,8 @@ pub struct ColumnDisagreement {
 struct SysShape {
     columns: Vec<ColumnDef>,
     key: Option<(KeyKind, Vec<String>)>,
+    /// (owner, name) from its `OBJ$` row (a table not in the recycle bin) and its owner's `USER$` row
+    name: Option<(String, String)>,
 }
 
 impl SysShape {
@@ -156,12 +158,21 @@ impl SysShape {
     fn at(sys: &SysRows, obj: i64, scn: i64, db: &str, national: &str) -> Result<Option<SysShape>, String> {
         let Some(columns) = sys.columns_at(obj, scn, db, national)? else { return Ok(None) };
         let key = sys.key_at(obj, scn, &columns);
-        Ok(Some(SysShape { columns, key }))
+        Ok(Some(SysShape { columns, key, name: sys.table_name_at(obj, scn) }))
     }
 
-    /// How `version` differs (column lines, then a key line).
+    /// How `version` differs (a name line, column lines, then a key line).
     fn differences(&self, version: &TableVersion) -> Vec<String> {
-        let mut out = column_differences(&version.columns, &self.columns);
+        let mut out = Vec::new();
+        if let Some((owner, name)) = &self.name {
+            if *owner != version.owner || *name != version.name {
+                out.push(format!(
+                    "name {}.{} / {owner}.{name} (DDL text / OBJ$)",
+                    version.owner, version.name
+                ));
+            }
+        }
+        out.extend(column_differences(&version.columns, &self.columns));
         if let Some((_, key)) = &self.key {
             if *key != version.key_columns {
                 out.push(format!(
@@ -176,6 +187,17 @@ impl SysShape {
 }
 
 impl SysRows {
+    /// Table `obj`'s (owner, name) at `scn`: its `OBJ$` row, a table (`TYPE#` 2) not in the recycle
+    /// bin, and its owner's `USER$` row.
+    pub fn table_name_at(&self, obj: i64, scn: i64) -> Option<(String, String)> {
+        let row = self.row_at(SysTable::Obj, obj, scn)?;
+        if row.int(col::TYPE) != Some(TYPE_TABLE) || row.int(col::FLAGS).unwrap_or(0) & FLAG_RECYCLED != 0 {
+            return None;
+        }
+        let owner = self.row_at(SysTable::User, row.int(col::OWNER)?, scn)?.text(col::USER_NAME)?;
+        Some((owner.to_owned(), row.text(col::NAME)?.to_owned()))
+    }
+
     /// Table `obj`'s key at `scn` from its `CDEF$` / `CCOL$` rows (rule 12 over its primary and
     /// unique constraints, each named `CON#<n>` as the OLR loader names them, their columns by
     /// `INTCOL#` among `columns`' `COL$` rows); `None` when no `CDEF$` row of `obj` is known at any
@@ -224,7 +246,7 @@ pub fn columns_from_sys(
     national_charset: &str,
 ) -> (Vec<SysVersion>, Vec<ColumnDisagreement>) {
     let row_bounds = scn_bounds(
-        [SysTable::Col, SysTable::Cdef, SysTable::Ccol]
+        [SysTable::Obj, SysTable::Col, SysTable::Cdef, SysTable::Ccol]
             .into_iter()
             .flat_map(|t| sys.versions(t, obj))
             .map(|r| (r.valid_from_scn, r.valid_to_scn)),
@@ -278,7 +300,10 @@ pub fn columns_from_sys(
                 (key, false) => (None, key),
             },
         };
+        let (owner, name) = shape.name.unwrap_or_else(|| (version.owner.clone(), version.name.clone()));
         let version = Arc::new(TableVersion {
+            owner,
+            name,
             columns: shape.columns,
             key_columns,
             valid_from_scn: from,
@@ -314,19 +339,12 @@ pub fn tables_from_sys(
             .map(|r| (r.valid_from_scn, r.valid_to_scn)),
     );
     for (i, &from) in bounds.iter().enumerate() {
-        let Some(row) = sys.row_at(SysTable::Obj, obj, from) else { continue };
-        if row.int(col::TYPE) != Some(TYPE_TABLE) || row.int(col::FLAGS).unwrap_or(0) & FLAG_RECYCLED != 0 {
-            continue;
-        }
-        let owner = row.int(col::OWNER).and_then(|o| sys.row_at(SysTable::User, o, from));
-        let (Some(owner), Some(name)) = (owner.and_then(|u| u.text(col::USER_NAME)), row.text(col::NAME))
-        else {
-            continue;
-        };
+        let Some((owner, name)) = sys.table_name_at(obj, from) else { continue };
+        let dataobj = sys.row_at(SysTable::Obj, obj, from).and_then(|r| r.int(col::DATAOBJ));
         let disagreement = |differences| ColumnDisagreement {
             obj,
-            owner: owner.to_owned(),
-            table: name.to_owned(),
+            owner: owner.clone(),
+            table: name.clone(),
             scn: from,
             differences,
         };
@@ -350,9 +368,9 @@ pub fn tables_from_sys(
         )]));
         let version = TableVersion {
             obj,
-            dataobj: row.int(col::DATAOBJ),
-            owner: owner.to_owned(),
-            name: name.to_owned(),
+            dataobj,
+            owner,
+            name,
             columns: shape.columns,
             key_columns,
             valid_from_scn: from,
