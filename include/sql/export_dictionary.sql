@@ -16,14 +16,15 @@
 --   whose "dataobj" is then its IOT - TOP index's; each absent when not so), and "supplemental": "all"
 --   when every column is supplementally logged (V$DATABASE.SUPPLEMENTAL_LOG_DATA_ALL, or an ALL
 --   COLUMN LOGGING group in DBA_LOG_GROUPS; absent otherwise: deletes then carry their key). The layouts of Oracle's
---   own dictionary tables SYS.OBJ$, TABPART$, TABCOMPART$, TABSUBPART$, USER$ and COL$ are "tables"
---   entries too, owned by SYS (their columns by SEGCOL#, from DBA_TAB_COLS), and the "sys" member
---   holds the exported owners' rows of those tables, each with its ROWID (ROWIDTOCHAR) and valid
+--   own dictionary tables SYS.OBJ$, TABPART$, TABCOMPART$, TABSUBPART$, USER$, COL$, CDEF$ and CCOL$
+--   are "tables" entries too, owned by SYS (their columns by SEGCOL#, from DBA_TAB_COLS), and the
+--   "sys" member holds the exported owners' rows of those tables, each with its ROWID (ROWIDTOCHAR) and valid
 --   from the exported SCN: their USER$ rows, the OBJ$ rows of their tables, partitions and
 --   subpartitions (TYPE# 2, 19, 34), the TABPART$ / TABCOMPART$ rows of those tables (BO#), the
---   TABSUBPART$ rows of those composite partitions (POBJ#) and the COL$ rows of those tables (OBJ#:
---   every column, hidden, unused and virtual ones included). The decoder follows the owners'
---   partitions and objects from the row changes of those tables in the redo (docs/dictionary.md,
+--   TABSUBPART$ rows of those composite partitions (POBJ#), the COL$ rows of those tables (OBJ#:
+--   every column, hidden, unused and virtual ones included) and their constraints' CDEF$ rows and
+--   those constraints' CCOL$ rows (OBJ#: every constraint, of any TYPE#). The decoder follows the
+--   owners' partitions and objects from the row changes of those tables in the redo (docs/dictionary.md,
 --   "The SYS rows"). Redotrail reads it with
 --   redo_lib.dictionary.load_dictionary(); every table in it is valid from the exported SCN on.
 --   DATA_TYPE names ("VARCHAR2", "TIMESTAMP(6)") are mapped to Oracle's internal type codes in
@@ -31,21 +32,22 @@
 --   through as CHAR_CS / NCHAR_CS and resolved against the exported character sets on load.
 --
 --   DBA_TABLESPACES and DBA_INDEXES are read too (the storage attributes), DBA_LOG_GROUPS (the
---   supplemental logging), and the six SYS tables
+--   supplemental logging), and the eight SYS tables
 --   above themselves (the "sys" member).
 --
 -- HOW TO RUN (SQL*Plus or SQLcl; Oracle 12.2 or later)
 --   Connect to the database whose redo you will decode (in a multitenant database: the PDB), as a
 --   user that can read the DBA_ views, NLS_DATABASE_PARAMETERS and V$DATABASE (SELECT_CATALOG_ROLE
---   is enough for those) and the six SYS tables of the "sys" member. Either grant SELECT on each:
+--   is enough for those) and the eight SYS tables of the "sys" member. Either grant SELECT on each:
 --
 --     GRANT SELECT ON SYS.OBJ$ TO exporter;        GRANT SELECT ON SYS.TABPART$ TO exporter;
 --     GRANT SELECT ON SYS.TABCOMPART$ TO exporter; GRANT SELECT ON SYS.TABSUBPART$ TO exporter;
 --     GRANT SELECT ON SYS.USER$ TO exporter;       GRANT SELECT ON SYS.COL$ TO exporter;
+--     GRANT SELECT ON SYS.CDEF$ TO exporter;       GRANT SELECT ON SYS.CCOL$ TO exporter;
 --
---   or grant SELECT ANY DICTIONARY, which covers OBJ$, COL$ and the partition tables but, from 12.1 on,
---   not USER$ (it holds the password hashes): USER$ still needs its own GRANT SELECT above. Only
---   USER# and NAME of USER$ are read. Use a UTF-8 client character set so that names are written as
+--   or grant SELECT ANY DICTIONARY, which covers OBJ$, COL$, CDEF$, CCOL$ and the partition tables
+--   but, from 12.1 on, not USER$ (it holds the password hashes): USER$ still needs its own GRANT
+--   SELECT above. Only USER# and NAME of USER$ are read. Use a UTF-8 client character set so that names are written as
 --   UTF-8:
 --
 --     export NLS_LANG=AMERICAN_AMERICA.AL32UTF8
@@ -145,7 +147,7 @@ tabs AS (
    WHERE (INSTR(',' || '&&owners' || ',', ',' || t.owner || ',') > 0
           -- the layouts of the SYS tables whose rows make the "sys" member
           OR (t.owner = 'SYS' AND t.table_name IN ('OBJ$', 'TABPART$', 'TABCOMPART$', 'TABSUBPART$', 'USER$',
-                                                   'COL$')))
+                                                   'COL$', 'CDEF$', 'CCOL$')))
      AND t.dropped = 'NO'
 ),
 cols AS (
@@ -268,6 +270,18 @@ sys_cols AS (
     FROM sys.col$ c
    WHERE c.obj# IN (SELECT so.obj# FROM sys_objs so WHERE so.type# = 2)
 ),
+sys_cdefs AS (
+  -- ... the CDEF$ rows of those tables (OBJ#), every constraint ...
+  SELECT ROWIDTOCHAR(d.rowid) AS rid, d.obj#, d.con#, d.type#
+    FROM sys.cdef$ d
+   WHERE d.obj# IN (SELECT so.obj# FROM sys_objs so WHERE so.type# = 2)
+),
+sys_ccols AS (
+  -- ... and the CCOL$ rows of those tables (OBJ#), every column of every constraint
+  SELECT ROWIDTOCHAR(cc.rowid) AS rid, cc.obj#, cc.con#, cc.intcol#
+    FROM sys.ccol$ cc
+   WHERE cc.obj# IN (SELECT so.obj# FROM sys_objs so WHERE so.type# = 2)
+),
 sys_tables AS (
   -- the members of "sys", in document order
   SELECT 1 AS tbl_no, 'OBJ$' AS tbl FROM dual UNION ALL
@@ -275,7 +289,9 @@ sys_tables AS (
   SELECT 3, 'TABCOMPART$' FROM dual UNION ALL
   SELECT 4, 'TABSUBPART$' FROM dual UNION ALL
   SELECT 5, 'USER$' FROM dual UNION ALL
-  SELECT 6, 'COL$' FROM dual
+  SELECT 6, 'COL$' FROM dual UNION ALL
+  SELECT 7, 'CDEF$' FROM dual UNION ALL
+  SELECT 8, 'CCOL$' FROM dual
 ),
 sys_rows AS (
   -- one row each: "rowid", "valid_from_scn" (the export SCN), "valid_to_scn" (null: as it stands),
@@ -324,6 +340,18 @@ sys_rows AS (
                      'NULL$' VALUE r.null$, 'PROPERTY' VALUE r.property, 'CHARSETID' VALUE r.charsetid,
                      'CHARSETFORM' VALUE r.charsetform NULL ON NULL)
     FROM sys_cols r CROSS JOIN scn s
+  UNION ALL
+  SELECT 7, ROW_NUMBER() OVER (ORDER BY r.obj#, r.con#),
+         JSON_OBJECT('rowid' VALUE r.rid, 'valid_from_scn' VALUE s.current_scn,
+                     'valid_to_scn' VALUE CAST(NULL AS NUMBER),
+                     'OBJ#' VALUE r.obj#, 'CON#' VALUE r.con#, 'TYPE#' VALUE r.type# NULL ON NULL)
+    FROM sys_cdefs r CROSS JOIN scn s
+  UNION ALL
+  SELECT 8, ROW_NUMBER() OVER (ORDER BY r.obj#, r.con#, r.intcol#),
+         JSON_OBJECT('rowid' VALUE r.rid, 'valid_from_scn' VALUE s.current_scn,
+                     'valid_to_scn' VALUE CAST(NULL AS NUMBER),
+                     'OBJ#' VALUE r.obj#, 'CON#' VALUE r.con#, 'INTCOL#' VALUE r.intcol# NULL ON NULL)
+    FROM sys_ccols r CROSS JOIN scn s
 ),
 header AS (
   SELECT JSON_OBJECT(

@@ -827,6 +827,11 @@ def ddl_subject(text: str, schema: str = "") -> DdlSubject:
             object_type, i = word, i + 1
         else:
             return DdlSubject(operation=operation, object_type="", owner=schema, name="")
+    # 23ai's CREATE TABLE IF NOT EXISTS t, DROP TABLE IF EXISTS t: the name comes after
+    if words[i : i + 3] == ["IF", "NOT", "EXISTS"]:
+        i += 3
+    elif words[i : i + 2] == ["IF", "EXISTS"]:
+        i += 2
     ts = _Stream(tokens)
     ts.i = i
     try:

@@ -9,8 +9,9 @@ never changed in place, so one history can be shared by Spark tasks and caches.
 The own JSON format ("redotrail-dictionary", version 1) is described in docs/dictionary.md and is
 what include/sql/export_dictionary.sql writes. ``to_json`` / ``from_json`` round-trip it. Its
 ``sys`` member (the captured owners' rows of ``SYS.OBJ$``, ``TABPART$``, ``TABCOMPART$``,
-``TABSUBPART$``, ``USER$`` and ``COL$``; docs/dictionary.md, "The SYS rows") is checked for shape here and kept
-as ``SysRows``, an opaque frozen value: the Rust core gives the rows their meaning.
+``TABSUBPART$``, ``USER$``, ``COL$``, ``CDEF$`` and ``CCOL$``; docs/dictionary.md, "The SYS rows") is
+checked for shape here and kept as ``SysRows``, an opaque frozen value: the Rust core gives the rows
+their meaning.
 ``JsonFields`` reads typed fields of a JSON object and names the JSON path of any problem; the
 loaders in load.py use it too.
 
@@ -53,9 +54,10 @@ _NCHAR_CS = "NCHAR_CS"
 
 #: The members of the ``sys`` member, in document order: Oracle's dictionary tables whose row changes
 #: the core follows (docs/dictionary.md, "The SYS rows").
-SYS_TABLES = ("OBJ$", "TABPART$", "TABCOMPART$", "TABSUBPART$", "USER$", "COL$")
-#: Members a ``sys`` member may lack (no rows): documents written before ``COL$`` was followed.
-_OPTIONAL_SYS_TABLES = frozenset({"COL$"})
+SYS_TABLES = ("OBJ$", "TABPART$", "TABCOMPART$", "TABSUBPART$", "USER$", "COL$", "CDEF$", "CCOL$")
+#: Members a ``sys`` member may lack (no rows): documents written before ``COL$`` (then ``CDEF$`` and
+#: ``CCOL$``, the tables' constraints and their columns) were followed.
+_OPTIONAL_SYS_TABLES = frozenset({"COL$", "CDEF$", "CCOL$"})
 
 _CONSTRAINT_KINDS = {
     "P": KeyKind.PRIMARY,
@@ -175,8 +177,9 @@ class JsonFields:
 @dataclass(frozen=True, slots=True)
 class SysRows:
     """The ``sys`` member of a dictionary document (docs/dictionary.md, "The SYS rows"): the captured
-    owners' rows of ``SYS.OBJ$``, ``TABPART$``, ``TABCOMPART$``, ``TABSUBPART$``, ``USER$`` and
-    ``COL$`` (the columns of their tables), each with its ``rowid`` and the SCN range ``[valid_from_scn, valid_to_scn)`` it is valid on.
+    owners' rows of ``SYS.OBJ$``, ``TABPART$``, ``TABCOMPART$``, ``TABSUBPART$``, ``USER$``, ``COL$``
+    (the columns of their tables), ``CDEF$`` and ``CCOL$`` (their constraints and the constraints'
+    columns), each with its ``rowid`` and the SCN range ``[valid_from_scn, valid_to_scn)`` it is valid on.
 
     Opaque here: the Rust core (``redo_core::trail``, ``sys.rs``) applies the row changes and resolves
     objects through them. ``text`` is the member's compact JSON text (members and rows in the order
@@ -187,8 +190,9 @@ class SysRows:
 
     @classmethod
     def from_document(cls, value: object, path: str = "$.sys") -> SysRows:
-        """Check the parsed ``sys`` member: an object holding the arrays of ``SYS_TABLES`` (``COL$`` may
-        be absent: an older document; other members are kept as they are, and checked the same way), each row an object with ``rowid``
+        """Check the parsed ``sys`` member: an object holding the arrays of ``SYS_TABLES`` (``COL$``,
+        ``CDEF$`` and ``CCOL$`` may be absent: an older document; other members are kept as they are,
+        and checked the same way), each row an object with ``rowid``
         (a string), ``valid_from_scn`` (an integer), ``valid_to_scn`` (an integer or null) and column
         values that are integers, strings or null. Raises ``DictionaryError`` naming the JSON path."""
         root = JsonFields(value, path)

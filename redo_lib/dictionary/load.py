@@ -8,7 +8,8 @@ Two inputs:
   ``nls-character-set`` / ``nls-nchar-character-set``. Every table in it gets one version valid from the
   checkpoint's ``scn`` on. Type codes, charset forms and flags are read as OLR stores them: 128-bit
   flag words as ``[low 64 bits, high 64 bits]``, SQL NULL precision/scale as -1. The rows of the
-  users OLR tracks (``users``) become the ``sys`` member (docs/dictionary.md, "The SYS rows"), each
+  users OLR tracks (``users``) of OBJ$, TABPART$, TABCOMPART$, TABSUBPART$, USER$, COL$, CDEF$ and
+  CCOL$ become the ``sys`` member (docs/dictionary.md, "The SYS rows"), each
   with its ``row-id``, valid from the checkpoint's ``scn``.
 * Redotrail's own JSON (docs/dictionary.md), as written by ``include/sql/export_dictionary.sql`` or
   by ``DictionaryHistory.to_json``. The SQL export gives ``DATA_TYPE`` names; they are mapped to
@@ -335,13 +336,24 @@ def _sys_col(row: JsonFields) -> dict[str, int | str | None]:
     }
 
 
+def _sys_cdef(row: JsonFields) -> dict[str, int | str | None]:
+    """A ``CDEF$`` row (``sys-cdef``): OLR keeps ``OBJ#``, ``CON#`` and ``TYPE#``."""
+    return {"OBJ#": row.get_int("obj"), "CON#": row.get_int("con"), "TYPE#": row.get_int("type")}
+
+
+def _sys_ccol(row: JsonFields) -> dict[str, int | str | None]:
+    """A ``CCOL$`` row (``sys-ccol``): ``OBJ#``, ``CON#``, ``INTCOL#`` (OLR's ``spare1`` is not kept)."""
+    return {"OBJ#": row.get_int("obj"), "CON#": row.get_int("con"), "INTCOL#": row.get_int("int-col")}
+
+
 def _olr_sys(root: JsonFields, scn: int) -> SysRows | None:
     """The ``sys`` member from the checkpoint's copies of OBJ$, TABPART$, TABCOMPART$, TABSUBPART$,
-    USER$ and COL$: the ``USER$`` rows of the users OLR tracks (``users``), the ``OBJ$`` rows of their
-    tables, partitions and subpartitions, the ``TABPART$`` / ``TABCOMPART$`` rows of those tables, the
-    ``TABSUBPART$`` rows of those composite partitions and the ``COL$`` rows of those tables (by
-    ``OBJ#``, then ``INTCOL#``), each valid from ``scn``, in object order.
-    ``None`` when the checkpoint has no ``users`` list."""
+    USER$, COL$, CDEF$ and CCOL$: the ``USER$`` rows of the users OLR tracks (``users``), the ``OBJ$``
+    rows of their tables, partitions and subpartitions, the ``TABPART$`` / ``TABCOMPART$`` rows of
+    those tables, the ``TABSUBPART$`` rows of those composite partitions, the ``COL$`` rows of those
+    tables (by ``OBJ#``, then ``INTCOL#``) and the ``CDEF$`` / ``CCOL$`` rows whose ``OBJ#`` is one of
+    those ``OBJ$`` rows (by ``OBJ#``, ``CON#``, then ``INTCOL#``), each valid from ``scn``, in object
+    order. ``None`` when the checkpoint has no ``users`` list."""
     if root.data.get("users") is None:
         return None
     names = set(root.get_str_list("users"))
@@ -358,6 +370,9 @@ def _olr_sys(root: JsonFields, scn: int) -> SysRows | None:
     subparts = [r for r in root.objects("sys-tabsubpart", required=False) if r.get_int("p-obj") in composite]
 
     cols = [r for r in root.objects("sys-col") if r.get_int("obj") in tables]
+    kept = {row.get_int("obj") for row in objs}
+    cdefs = [r for r in root.objects("sys-cdef") if r.get_int("obj") in kept]
+    ccols = [r for r in root.objects("sys-ccol") if r.get_int("obj") in kept]
 
     def by_obj(rows: list[JsonFields]) -> list[JsonFields]:
         return sorted(rows, key=lambda r: r.get_int("obj"))
@@ -375,6 +390,16 @@ def _olr_sys(root: JsonFields, scn: int) -> SysRows | None:
             "COL$": [
                 _sys_row(r, scn, _sys_col(r))
                 for r in sorted(cols, key=lambda r: (r.get_int("obj"), r.get_int("int-col")))
+            ],
+            "CDEF$": [
+                _sys_row(r, scn, _sys_cdef(r))
+                for r in sorted(cdefs, key=lambda r: (r.get_int("obj"), r.get_int("con")))
+            ],
+            "CCOL$": [
+                _sys_row(r, scn, _sys_ccol(r))
+                for r in sorted(
+                    ccols, key=lambda r: (r.get_int("obj"), r.get_int("con"), r.get_int("int-col"))
+                )
             ],
         }
     )

@@ -5,7 +5,8 @@ then writes a transaction of its own on the session's thread: a begin record (5.
 transaction" + 5.19 / 5.20), a record with the 24.1 vector (redo-format §5.9: XID, command type,
 schema, text, object id), then the SYS row changes Oracle makes (OBJ$ for CREATE / TRUNCATE / DROP,
 OBJ$ and TABPART$ ... for partition DDL: sysrows.py, partddl.py; COL$ for CREATE TABLE and the column
-statements: colrows.py; TAB$ is not written) and the commit (5.4). The expected trail gets one DDL
+statements: colrows.py; CDEF$ / CCOL$ for CREATE TABLE and DROP COLUMN: cdefrows.py; TAB$ is not
+written) and the commit (5.4). The expected trail gets one DDL
 record, the only one of the transaction (``expected.ddl_record``).
 
 The statement text is generated from the step, owner-qualified, in the form
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from redo_lib.errors import ScenarioError
 from redo_lib.synth import partddl, sysrows
+from redo_lib.synth.cdefrows import drop_column_cdef_rows
 from redo_lib.synth.colrows import alter_col_rows
 from redo_lib.synth.columns import type_text
 from redo_lib.synth.database import TableState
@@ -305,6 +307,8 @@ def run(e: Engine, step: Ddl) -> None:
         partddl.apply(e, t, step, table)  # type: ignore[arg-type]  # a PartitionedTable, as above
     else:
         alter_col_rows(e, t, table.obj, spec, new_spec, drop)
+        if drop is not None:
+            drop_column_cdef_rows(e, t, table.obj, spec, new_spec, drop)
         table.reshape(new_spec, drop=drop)
     e.commit(step.session)
 

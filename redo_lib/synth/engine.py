@@ -66,6 +66,8 @@ __all__ = ["Engine", "OpenTxn"]
 _SLOTS_PER_SEGMENT = 34
 _SEGMENTS_PER_THREAD = 10
 _TABLE_OBJ_BASE = 70_000
+#: constraint numbers start above this (a 23ai database's user constraints are numbered from ~8600)
+_CON_BASE = 8600
 _DATA_FILE = 4  # the relative file number of the tables' segments
 _DATA_FILE_BLOCKS = 1 << 22  # the blocks a DBA can address in one file (redo-format §7.9)
 _CLEANOUT_EVERY = 3
@@ -119,6 +121,8 @@ class Engine:
         self._states_made = 0  # segments made so far (each its first extent, from the file's start)
         self._extents_made = 0  # further extents of full segments (from the file's end, down)
         self._system_names = 100  # SYS_P<n> names of interval partitions
+        #: the last constraint number handed out (CDEF$.CON#: one database-wide sequence, cdefrows.py)
+        self.last_con = _CON_BASE
         self.sys = sysrows.SysTables(s.data_block_size)  # SYS.OBJ$, TABPART$, ... (sysrows.py)
         ids = [
             spec.obj if spec.obj is not None else _TABLE_OBJ_BASE + 10 * i
@@ -229,6 +233,11 @@ class Engine:
         """The next number of Oracle's object counter (partitions, new data objects)."""
         self.max_id += 1
         return self.max_id
+
+    def next_constraint_id(self) -> int:
+        """The next number of Oracle's constraint sequence (``CDEF$.CON#``, ``cdefrows.py``)."""
+        self.last_con += 1
+        return self.last_con
 
     def next_system_name(self) -> int:
         self._system_names += 1

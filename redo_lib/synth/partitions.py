@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from redo_lib.errors import ScenarioError
 from redo_lib.synth import dml, sysrows
+from redo_lib.synth.cdefrows import rows_of_table as cdef_rows
 from redo_lib.synth.colrows import col_rows
 from redo_lib.synth.database import Row, TableState
 from redo_lib.synth.partspec import (
@@ -293,8 +294,9 @@ def sys_rows_of_part(e: Engine, pt: PartitionedTable, part: Part) -> list[tuple[
 
 
 def sys_rows_of_table(e: Engine, table: TableState | PartitionedTable) -> list[tuple[str, dict[str, Any]]]:
-    """The OBJ$ row of a table (TYPE# 2; DATAOBJ# NULL when partitioned), its partitions' rows and
-    its COL$ rows (``colrows.py``), in that order."""
+    """The OBJ$ row of a table (TYPE# 2; DATAOBJ# NULL when partitioned), its partitions' rows, its
+    COL$ rows (``colrows.py``) and its constraints' CDEF$ / CCOL$ rows (``cdefrows.py``: new CON#s
+    from the engine's sequence), in that order."""
     spec = table.spec
     dataobj = None if isinstance(table, PartitionedTable) else table.dataobj
     rows = [("OBJ$", obj_values(e, obj=table.obj, dataobj=dataobj, owner=spec.owner, name=spec.name,
@@ -303,6 +305,7 @@ def sys_rows_of_table(e: Engine, table: TableState | PartitionedTable) -> list[t
         for part in table.parts:
             rows.extend(sys_rows_of_part(e, table, part))
     rows.extend(("COL$", values) for values in col_rows(spec, table.obj))
+    rows.extend(cdef_rows(e, spec, table.obj))
     return rows
 
 

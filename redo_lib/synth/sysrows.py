@@ -1,27 +1,29 @@
 """Oracle's own dictionary tables in the generator: SYS.OBJ$, TABPART$, TABCOMPART$, TABSUBPART$, USER$,
-COL$.
+COL$, CDEF$ and CCOL$.
 
 A DDL changes rows of these tables inside its transaction, and an interval partition is created by a
 recursive transaction that inserts its OBJ$ and TABPART$ rows (docs/dictionary.md, "The SYS rows").
 The generator keeps a simulated copy of each (a ``TableState`` in the SYSTEM tablespace, relative
 file 1) and writes its row changes as any row change (5.1 opc 11.1 + 11.2 / 11.5 / 11.3, undo objn
 and objd the SYS table's), never into the expected trail (SYS is out of the capture scope). The
-COL$ rows (one per column of a table) and the column DDL's changes to them are in ``colrows.py``.
+COL$ rows (one per column of a table) and the column DDL's changes to them are in ``colrows.py``; the
+CDEF$ / CCOL$ rows (a table's constraints and their columns) in ``cdefrows.py``.
 
 Layouts (object ids, columns by SEGCOL#, types, NOT NULL) are those of a real 23ai database: the
 ``sys-col`` rows of the OpenLogReplicator checkpoints in rophy-olr-tests-23ai (OBJ$ 18, TABPART$
 947, TABCOMPART$ 969, TABSUBPART$ 959, USER$ 22 stored in cluster C_USER#, data object 10, COL$ 21
-stored in cluster C_OBJ#, data object 2). Of a row the generator fills the NOT NULL columns and
+stored in cluster C_OBJ#, data object 2, CDEF$ 31 and CCOL$ 32 stored in cluster C_COBJ#, data
+object 29). Of a row the generator fills the NOT NULL columns and
 those docs/dictionary.md names; the others are NULL. In the simulated tables, LONG (HIBOUNDVAL,
 DEFAULT$) is held as VARCHAR2 (the row bytes are the text either way) and BLOB (BHIBOUNDVAL, always
 NULL here) as RAW.
 
-The two cluster tables, USER$ and COL$, are simulated as heap tables: Oracle writes their rows as
-cluster member rows (row flag C, the table's number in the block, the cluster key, ``USER#`` /
-``OBJ#``, stored once per block in a key row); the generator writes ordinary heap rows of a table
-with the real object and data object ids (so the ROWIDs start as the real ones, ``AAAAAK`` /
-``AAAAAC``), not yet cluster rows. The simulated table's key is its first column, for COL$ the
-cluster key ``OBJ#`` (not unique: the SYS row changes check no key).
+The cluster tables, USER$, COL$, CDEF$ and CCOL$, are simulated as heap tables: Oracle writes their
+rows as cluster member rows (row flag C, the table's number in the block, the cluster key, ``USER#``
+/ ``OBJ#``, stored once per block in a key row); the generator writes ordinary
+heap rows of a table with the real object and data object ids (so the ROWIDs start as the real
+ones, ``AAAAAK`` / ``AAAAAC`` / ``AAAAAd``), not yet cluster rows. The simulated table's key is its
+first column, for COL$, CDEF$ and CCOL$ ``OBJ#`` (not unique: the SYS row changes check no key).
 """
 
 from __future__ import annotations
@@ -83,6 +85,15 @@ LAYOUTS: dict[str, tuple[int, int, str]] = {
         "SPARE2:N SPARE3:N SPARE4:V1000 SPARE5:V1000 SPARE6:D SPARE7:N SPARE8:N COLLID:N COLLINTCOL#:N "
         "SPARE9:N SPARE10:N SPARE11:V1000 SPARE12:V1000 SPARE13:T DEFAULT$:L"
     )),
+    "CDEF$": (31, 29, (
+        "OBJ#:N! CON#:N! COLS:N TYPE#:N! ROBJ#:N RCON#:N RRULES:V3 MATCH#:N REFACT:N ENABLED:N "
+        "CONDLENGTH:N SPARE6:D INTCOLS:N MTIME:D DEFER:N SPARE1:N SPARE2:N SPARE3:N SPARE4:V1000 "
+        "SPARE5:V1000 CONDITION:L"
+    )),
+    "CCOL$": (32, 29, (
+        "OBJ#:N! CON#:N! COL#:N! POS#:N INTCOL#:N! SPARE1:N SPARE2:N SPARE3:N SPARE4:V1000 SPARE5:V1000 "
+        "SPARE6:D"
+    )),
 }  # fmt: skip
 #: the columns of each table in the document's ``sys`` member (docs/dictionary.md)
 DOC_COLUMNS = {
@@ -93,6 +104,8 @@ DOC_COLUMNS = {
     "USER$": ("USER#", "NAME"),
     "COL$": ("OBJ#", "COL#", "SEGCOL#", "INTCOL#", "NAME", "TYPE#", "LENGTH", "PRECISION#", "SCALE", "NULL$",
              "PROPERTY", "CHARSETID", "CHARSETFORM"),
+    "CDEF$": ("OBJ#", "CON#", "TYPE#"),
+    "CCOL$": ("OBJ#", "CON#", "INTCOL#"),
 }  # fmt: skip
 _TYPES = {"N": (2, "NUMBER"), "V": (1, "VARCHAR2"), "D": (12, "DATE"), "R": (23, "RAW"),
           "T": (180, "TIMESTAMP(6)"), "L": (8, "LONG"), "B": (113, "BLOB")}  # fmt: skip

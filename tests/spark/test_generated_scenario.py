@@ -542,16 +542,17 @@ def test_random_seed_with_ddl_publishes_its_final_tables_slow(
 
 
 @pytest.mark.parametrize("fmt", ["iceberg", pytest.param("delta", marks=pytest.mark.slow)])
-def test_ddl_texts_the_parser_cannot_read_publish_through_their_col_rows(
+def test_ddl_texts_the_parser_cannot_read_publish_through_their_sys_rows(
     spark: Any, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, fmt: str
 ) -> None:
-    """Issue 33: an ADD COLUMN and a RENAME COLUMN whose texts the DDL parser refuses, a batch per
-    log. Their transactions' SYS.COL$ rows give the columns (docs/dictionary.md, "Columns from
-    COL$"): the batches pass with the texts' problems superseded and the disagreements reported, and
-    the mirror ends as the SQL left the table, its column renamed and the new one added."""
+    """Issue 33: an ADD COLUMN, a RENAME COLUMN and a CREATE TABLE whose texts the DDL parser
+    refuses, a batch per log. Their transactions' SYS rows give the tables (docs/dictionary.md, "The
+    SYS rows win"): the batches pass with the texts' problems superseded and the disagreements
+    reported, and the mirrors end as the SQL left the tables: T's column renamed and the new one
+    added, NEWT created with its key from CDEF$."""
     scenario = _generate(tmp_path_factory, "ddl_text_unreadable")
     logs = len(list((scenario / "logs").glob("*.arc")))
-    assert logs == 3  # the scenario switches logs before each DDL
+    assert logs == 4  # the scenario switches logs before each DDL
     tables = _publish_batches(spark, scenario, tmp_path, fmt, list(range(1, logs)), [])
     changelog = _assert_final_state(scenario, tables)
     expected = _expected_trail(scenario)
@@ -559,10 +560,11 @@ def test_ddl_texts_the_parser_cannot_read_publish_through_their_col_rows(
         (r["xid"], r["op"], r["rowid"]) for r in expected
     ]
     counts = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("b-*/counts.json"))]
-    assert len(counts) == 3 and all(c["ddl_problems"] == [] for c in counts)
-    assert [c["ddl"].get("ddl_text_superseded", 0) for c in counts] == [0, 1, 1]
+    assert len(counts) == 4 and all(c["ddl_problems"] == [] for c in counts)
+    assert [c["ddl"].get("ddl_text_superseded", 0) for c in counts] == [0, 1, 1, 1]
     said = [(d["table"], d["differences"][0]) for c in counts for d in c["dictionary_disagreements"]]
     assert said == [
         ("T", "SEGCOL# 4: NOTE only in COL$"),
         ("T", "SEGCOL# 2 TITLE: name NAME / TITLE (DDL text / COL$)"),
+        ("NEWT", "only in the SYS rows: 2 columns, key K (primary); no version from a DDL text"),
     ]

@@ -68,3 +68,24 @@ pub fn column_changes<'py>(
     out.set_item("modified", changes.modified)?;
     Ok(Some(out))
 }
+
+/// `loaded_disagreements(document)`: where the SYS rows and the versions of the dictionary's JSON
+/// `document` disagree as it is read (a table its `tables` do not describe, an export whose rows
+/// and versions differ), as the emitter reports them ("as loaded"): dicts of `obj`, `owner`,
+/// `table`, `scn` and `differences`.
+#[pyfunction]
+pub fn loaded_disagreements<'py>(py: Python<'py>, document: &str) -> PyResult<Bound<'py, PyList>> {
+    let dictionary = py.detach(|| Dictionary::from_json(document)).map_err(|e| errors::to_py(py, &e))?;
+    let out = PyList::empty(py);
+    for d in dictionary.loaded_disagreements() {
+        let item = PyDict::new(py);
+        item.set_item("obj", d.obj)?;
+        item.set_item("owner", &d.owner)?;
+        item.set_item("table", &d.table)?;
+        item.set_item("scn", d.scn)?;
+        let lines: Vec<String> = d.differences.iter().map(|l| format!("as loaded: {l}")).collect();
+        item.set_item("differences", lines)?;
+        out.append(item)?;
+    }
+    Ok(out)
+}

@@ -85,7 +85,7 @@ def _dictionary(
     export's object list still names the table when ``listed`` (a table of an exported owner that
     the dictionary does not describe), else it is no exported owner's object."""
     doc = json.loads(result.dictionary.read_text())
-    doc["tables"] = [t for t in doc["tables"] if t["name"] != drop]
+    _undescribe(doc, drop)
     if not listed:
         doc["objects"] = [o for o in doc["objects"] if o["name"] != drop]
     doc.pop("max_object_id", None)
@@ -94,6 +94,15 @@ def _dictionary(
     path = folder / f"dictionary-{drop}-{max_object_id}-{listed}.json"
     path.write_text(json.dumps(doc))
     return path
+
+
+def _undescribe(doc: dict[str, Any], name: str | None) -> None:
+    """Table ``name`` left out of the document: its ``tables`` entry and its SYS rows (OBJ$, COL$,
+    CDEF$, CCOL$), which would describe it all the same (docs/dictionary.md, "The SYS rows win")."""
+    objs = {t["obj"] for t in doc["tables"] if t["name"] == name}
+    doc["tables"] = [t for t in doc["tables"] if t["name"] != name]
+    for table in ("OBJ$", "COL$", "CDEF$", "CCOL$"):
+        doc["sys"][table] = [r for r in doc["sys"].get(table, []) if r["OBJ#"] not in objs]
 
 
 def _decode(result: GenerationResult, dictionary: Path, **options: Any) -> DecodeResult:
@@ -134,7 +143,7 @@ def test_a_table_of_a_captured_owner_left_out_of_the_dictionary_is_unknown_in_sc
     doc = json.loads(generated.dictionary.read_text())
     assert doc["owners"] == ["APP", "AUDIT"] and doc["max_object_id"] >= obj
     assert {(o["owner"], o["name"]) for o in doc["objects"]} == {("APP", "ORDERS"), ("AUDIT", "EVENTS")}
-    doc["tables"] = [t for t in doc["tables"] if t["name"] != "EVENTS"]
+    _undescribe(doc, "EVENTS")
     path = tmp_path / "dictionary-without-events.json"
     path.write_text(json.dumps(doc))
     counts = _decode(generated, path).counts
@@ -281,3 +290,20 @@ def test_image_options_come_from_the_environment_and_reach_the_manifest(tmp_path
         json.dumps({"batch_id": "b", "logs": [], "images": ["full-deletes"]})
     )
     assert load_manifest(tmp_path).images == ("full-deletes",)
+
+
+def test_a_table_the_export_did_not_describe_resolves_from_its_sys_rows(
+    generated: GenerationResult, tmp_path: Path
+) -> None:
+    """The same export without EVENTS' ``tables`` entry, but with its SYS rows (OBJ$, COL$, CDEF$,
+    CCOL$): the table resolves from them (name, columns, key), its changes reach the trail as the
+    scenario wrote them, and the report says the version came from the SYS rows alone."""
+    doc = json.loads(generated.dictionary.read_text())
+    doc["tables"] = [t for t in doc["tables"] if t["name"] != "EVENTS"]
+    path = tmp_path / "dictionary-events-in-sys-only.json"
+    path.write_text(json.dumps(doc))
+    decoded = _decode(generated, path)
+    assert [r.to_dict() for r in decoded.trail] == _expected(generated)
+    assert decoded.counts["unknown_in_scope"] == {}
+    (said,) = decoded.counts["dictionary_disagreements"]
+    assert said["table"] == "EVENTS" and said["differences"][0].startswith("as loaded: only in the SYS rows")

@@ -20,7 +20,7 @@ import pytest
 
 from redo_lib.assembly.events import EventKind, events_schema
 from redo_lib.batch_dictionary import REDO_ORDER, evolve_batch_dictionary
-from redo_lib.dictionary import DictionaryHistory
+from redo_lib.dictionary import DictionaryHistory, KeyKind
 from redo_lib.native import native
 from redo_lib.pipeline import decode_logs, decode_range_arrow, describe_logs
 from redo_lib.synth import GenerationResult, generate, parse_scenario
@@ -33,6 +33,7 @@ PLAIN = {
     "alter table app.t add (note varchar2(40)) /* by migration tool 4.2 */": "alter table app.t add (note varchar2(40))",
     "alter table app.t rename column name to title annotations (add source 'crm')":
         "alter table app.t rename column name to title",
+    "CREATE TABLE IF NOT EXISTS APP.NEWT": "CREATE TABLE APP.NEWT",
 }  # fmt: skip
 
 
@@ -62,21 +63,23 @@ def test_the_single_process_decode_writes_the_scenario_s_trail(generated: Genera
     assert counts["ddl_problems"] == []
     obj = json.loads(generated.dictionary.read_text())["tables"]
     t = next(x["obj"] for x in obj if x["name"] == "T")
-    assert [f[0] for f in counts["tables_followed"]] == [t, t]
+    newt = next(r["obj"] for r in _expected(generated) if r["table"] == "NEWT")
+    assert [f[0] for f in counts["tables_followed"]] == [t, t, newt]
     said = counts["dictionary_disagreements"]
     if _unreadable(generated):
-        assert decoded.emit["ddl_text_superseded"] == 2
+        assert decoded.emit["ddl_text_superseded"] == 3
         assert [(d["table"], d["differences"]) for d in said] == [
             ("T", ["SEGCOL# 4: NOTE only in COL$"]),
             # the text's version still lacks NOTE here: the text of the ADD was not applied either
             ("T", ["SEGCOL# 2 TITLE: name NAME / TITLE (DDL text / COL$)", "SEGCOL# 4: NOTE only in COL$"]),
+            ("NEWT", ["only in the SYS rows: 2 columns, key K (primary); no version from a DDL text"]),
         ]
     else:
         assert decoded.emit["ddl_text_superseded"] == 0 and said == []
 
 
 def _batch_driver(
-    result: GenerationResult, folder: Path
+    result: GenerationResult, folder: Path, dictionary: Path | None = None
 ) -> tuple[DictionaryHistory, dict[str, int], list[Any], list[Any]]:
     refs = describe_logs(list(result.logs))
     rows = [r for ref in refs for b in decode_range_arrow(ref.location) for r in b.to_pylist()]
@@ -89,7 +92,7 @@ def _batch_driver(
 
     said: list[Any] = []
     location, counts, problems = evolve_batch_dictionary(
-        str(result.dictionary), ddl, str(folder), own_copy=True, sys_events=sys_events,
+        str(dictionary or result.dictionary), ddl, str(folder), own_copy=dictionary is None, sys_events=sys_events,
         resetlogs_id=refs[0].resetlogs_id, disagreements=said,
     )  # fmt: skip
     assert location is not None
@@ -102,8 +105,11 @@ def test_the_batch_driver_supersedes_the_texts_and_writes_the_columns_of_the_col
     history, counts, problems, said = _batch_driver(generated, tmp_path)
     assert problems == []
     unreadable = _unreadable(generated)
-    assert counts.get("ddl_text_superseded", 0) == (2 if unreadable else 0)
-    assert len(said) == (2 if unreadable else 0)
+    assert counts.get("ddl_text_superseded", 0) == (3 if unreadable else 0)
+    assert len(said) == (3 if unreadable else 0)
+    (newt,) = [v for v in history if v.name == "NEWT"]
+    assert [c.name for c in newt.columns] == ["K", "V"] and newt.key_columns == ("K",)
+    assert newt.key_kind is KeyKind.PRIMARY
     (t,) = [v.obj for v in history if v.name == "T" and v.valid_to_scn is None]
     shapes = [[c.name for c in v.columns] for v in history.versions(t)]
     # the export's, then from each DDL's commit (the text's SCN when the text was read) the scenario's
@@ -118,3 +124,24 @@ def test_the_batch_driver_supersedes_the_texts_and_writes_the_columns_of_the_col
     assert changes.added == ["NOTE"] and changes.renamed == [("NAME", "TITLE")] and not changes.dropped
     followed = [n for n in changes.notes if "followed from SYS.COL$" in n]
     assert len(followed) == (2 if unreadable else 0), changes.notes
+    # the new table's mirror: its columns from the rows (an unreadable CREATE is no CREATE record)
+    created = table_changes([r for r in records if r["table"] == "NEWT"], history).get("APP.NEWT")
+    assert created is not None and (created.created_at is not None) == (not unreadable)
+
+
+def test_the_batch_driver_reports_an_export_whose_rows_describe_a_table_its_tables_do_not(
+    generated: GenerationResult, tmp_path: Path
+) -> None:
+    """The chain's first batch, from an export without T's ``tables`` entry but with its SYS rows:
+    T resolves from the rows, reported once "as loaded", and the dictionary written has T."""
+    doc = json.loads(generated.dictionary.read_text())
+    doc["tables"] = [t for t in doc["tables"] if t["name"] != "T"]
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(doc))
+    history, _, problems, said = _batch_driver(generated, tmp_path / "batch", export)
+    assert problems == []  # the texts on T, which the export lacks, superseded by its rows
+    loaded = [d for d in said if d["differences"][0].startswith("as loaded: ")]
+    assert [(d["table"], d["differences"][0].split(":")[1].strip()) for d in loaded] == [
+        ("T", "only in the SYS rows")
+    ]
+    assert {v.name for v in history} >= {"T", "NEWT"}

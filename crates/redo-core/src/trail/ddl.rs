@@ -168,6 +168,15 @@ pub fn ddl_subject(text: &str, schema: &str) -> DdlSubject {
             (None, _) => return subject(operation, "", schema, ""),
         }
     };
+    // 23ai's `CREATE TABLE IF NOT EXISTS t`, `DROP TABLE IF EXISTS t`: the name comes after
+    let word = |j: usize| words.get(j).copied().flatten();
+    if word(i) == Some("IF") {
+        match (word(i + 1), word(i + 2)) {
+            (Some("NOT"), Some("EXISTS")) => i += 3,
+            (Some("EXISTS"), _) => i += 2,
+            _ => {}
+        }
+    }
     // `_Stream.qualified`: a name, or owner "." name (names are words or quoted identifiers)
     let ident =
         |j: usize| tokens.get(j).filter(|(k, _)| matches!(k, Kind::Word | Kind::Quoted)).map(|(_, t)| t);
@@ -203,6 +212,10 @@ mod tests {
             ("DROP", "MATERIALIZED VIEW", "MV")
         );
         assert_eq!(ddl_subject("grant select on t to u", "S").operation, "GRANT");
+        let s = ddl_subject("CREATE TABLE IF NOT EXISTS app.newt (k number)", "S");
+        assert_eq!((s.object_type.as_str(), s.owner.as_str(), s.name.as_str()), ("TABLE", "APP", "NEWT"));
+        let s = ddl_subject("drop table if exists t purge", "S");
+        assert_eq!((s.operation.as_str(), s.owner.as_str(), s.name.as_str()), ("DROP", "S", "T"));
         assert_eq!(ddl_subject("", "S").owner, "S");
     }
 }

@@ -112,6 +112,8 @@ pub struct Dictionary {
     /// (`sys_columns::columns_from_sys`), by table obj; found before `versions`. Derived from the
     /// two, so rebuilt whenever the SYS rows layer changes ([`Dictionary::reconcile`]).
     from_sys: HashMap<i64, Vec<SysVersion>>,
+    /// what [`Dictionary::reconcile`] found when the SYS rows layer was last set
+    loaded: Vec<ColumnDisagreement>,
 }
 
 impl Dictionary {
@@ -163,12 +165,19 @@ impl Dictionary {
     /// Replace the SYS rows layer (a dictionary rebuilt from a DDL keeps the one followed so far).
     pub fn set_sys(&mut self, sys: Option<SysRows>) {
         self.sys = sys;
-        self.reconcile();
+        self.loaded = self.reconcile();
+    }
+
+    /// Where the SYS rows and the versions disagreed (at any SCN) when the layer was last set: for
+    /// a document just read, what it was written with.
+    pub fn loaded_disagreements(&self) -> Vec<ColumnDisagreement> {
+        self.loaded.clone()
     }
 
     /// Take the SYS rows layer out.
     pub fn take_sys(&mut self) -> Option<SysRows> {
         self.from_sys.clear();
+        self.loaded.clear();
         self.sys.take()
     }
 
@@ -291,6 +300,7 @@ impl Dictionary {
             segments,
             sys: None,
             from_sys: HashMap::new(),
+            loaded: Vec::new(),
         })
     }
 

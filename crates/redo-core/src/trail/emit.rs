@@ -309,8 +309,24 @@ pub(super) fn error_text(e: &Error) -> String {
 }
 
 impl Emitter {
+    /// An emitter over `dictionary`. Where the document's SYS rows and its versions disagree as it
+    /// is loaded (a table its `tables` do not describe, an export whose text and rows differ), the
+    /// rows win as anywhere (`Dictionary::reconcile`) and each is reported here once, marked "as
+    /// loaded" (a batch's own dictionary, written after its commits, has none).
     pub fn new(dictionary: Option<Dictionary>, options: EmitOptions) -> Self {
-        Emitter { dictionary, options, ..Default::default() }
+        let loaded = dictionary.as_ref().map(Dictionary::loaded_disagreements).unwrap_or_default();
+        let mut emitter = Emitter { dictionary, options, ..Default::default() };
+        if !loaded.is_empty() {
+            emitter.add("dictionary_column_disagreements", loaded.len() as u64);
+        }
+        emitter.column_disagreements = loaded
+            .into_iter()
+            .map(|mut d| {
+                d.differences.iter_mut().for_each(|line| line.insert_str(0, "as loaded: "));
+                d
+            })
+            .collect();
+        emitter
     }
 
     pub fn dictionary(&self) -> Option<&Dictionary> {

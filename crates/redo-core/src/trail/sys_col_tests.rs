@@ -267,13 +267,21 @@ fn col_rows_win_over_the_version_they_disagree_with_from_the_commit_on() {
 }
 
 #[test]
-fn a_document_whose_col_rows_disagree_loads_with_theirs_reporting_nothing() {
+fn a_document_whose_col_rows_disagree_loads_with_theirs_reported_as_loaded() {
     let mut doc: Value = serde_json::from_str(&col_document()).unwrap();
     doc["sys"]["COL$"].as_array_mut().unwrap().push(col_row(1, 100, 2, "NOTE", 1, 40));
     let e = emitter(&doc.to_string(), true);
     assert_eq!(dictionary(&e).versions_from_sys(), 1);
     assert_eq!(names_at(&e, 100, 10), ["ID", "NOTE"]);
-    assert!(e.column_disagreements.is_empty()); // a previous batch reported it
+    let said = &e.column_disagreements;
+    assert_eq!(said.len(), 1);
+    assert_eq!(
+        (said[0].scn, said[0].differences.as_slice()),
+        (10, &["as loaded: SEGCOL# 2: NOTE only in COL$".to_owned()][..])
+    );
+    assert_eq!(counter(&e, "dictionary_column_disagreements"), 1);
+    // a document that agrees: nothing
+    assert!(emitter(&col_document(), true).column_disagreements.is_empty());
 }
 
 /// A DDL handler that leaves the dictionary as it was and says the text was not understood (as

@@ -440,6 +440,9 @@ def test_replay_gives_the_effect_of_a_ddl_the_history_holds_already() -> None:
         ("DROP MATERIALIZED VIEW app.mv", ("DROP", "MATERIALIZED VIEW", "APP", "MV")),
         ("GRANT SELECT ON app.orders TO bob", ("GRANT", "", "SCOTT", "")),
         ("", ("", "", "SCOTT", "")),
+        # 23ai: the name after IF [NOT] EXISTS
+        ("CREATE TABLE IF NOT EXISTS app.newt (k NUMBER)", ("CREATE", "TABLE", "APP", "NEWT")),
+        ("drop table if exists t purge", ("DROP", "TABLE", "SCOTT", "T")),
     ],
 )
 def test_subject_of_a_statement(text: str, subject: tuple[str, str, str, str]) -> None:

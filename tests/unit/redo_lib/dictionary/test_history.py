@@ -234,6 +234,11 @@ SYS_USER_ROW = {
     "NAME": "SH",
 }
 SYS = sys_member(**{"OBJ$": [SYS_OBJ_ROW], "USER$": [SYS_USER_ROW]})
+#: SALES's primary key (CON# 8609, on INTCOL# 1) as CDEF$ / CCOL$ rows of the cluster C_COBJ#
+SYS_CDEF_ROW = {"rowid": "AAAAAdAAAAAAFehAAB", "valid_from_scn": 1000, "valid_to_scn": None, "OBJ#": 200,
+                "CON#": 8609, "TYPE#": 2}  # fmt: skip
+SYS_CCOL_ROW = {"rowid": "AAAAAdAAAAAAFehAAC", "valid_from_scn": 1000, "valid_to_scn": 3000, "OBJ#": 200,
+                "CON#": 8609, "INTCOL#": 1}  # fmt: skip
 
 
 def with_sys_member(h: DictionaryHistory, member: object) -> str:
@@ -253,6 +258,26 @@ def test_sys_member_is_read_kept_as_given_and_written_back() -> None:
     back = DictionaryHistory.from_json(text)
     assert back == h and back.to_json() == text
     assert pickle.loads(pickle.dumps(h)) == h
+
+
+def test_constraint_rows_are_read_checked_and_written_back() -> None:
+    """``CDEF$`` and ``CCOL$`` are members of ``SYS_TABLES``, after ``COL$``; their rows round-trip,
+    one line each, columns in the order given; a member written before they were (no ``CDEF$`` /
+    ``CCOL$``, nor ``COL$``) still loads."""
+    assert SYS_TABLES[-3:] == ("COL$", "CDEF$", "CCOL$")
+    member = sys_member(**{"CDEF$": [SYS_CDEF_ROW], "CCOL$": [SYS_CCOL_ROW]})
+    h = DictionaryHistory.from_json(with_sys_member(history(EMP_V1, SALES), member))
+    assert h.sys_rows is not None and h.sys_rows.tables() == member
+    assert (h.sys_rows.count("CDEF$"), h.sys_rows.count("CCOL$")) == (1, 1)
+    assert list(h.sys_rows.tables()["CCOL$"][0]) == list(SYS_CCOL_ROW)
+    text = h.to_json()
+    assert json.loads(text)["sys"] == member and list(json.loads(text)["sys"]) == list(SYS_TABLES)
+    assert sum('"rowid"' in line for line in text.splitlines()) == 2
+    back = DictionaryHistory.from_json(text)
+    assert back == h and back.to_json() == text
+    older = {k: v for k, v in SYS.items() if k not in ("COL$", "CDEF$", "CCOL$")}
+    old = DictionaryHistory.from_json(with_sys_member(history(EMP_V1), older))
+    assert old.sys_rows is not None and old.sys_rows.count("CDEF$") == old.sys_rows.count("CCOL$") == 0
 
 
 def test_sys_member_is_part_of_equality_and_absent_by_default() -> None:
@@ -318,6 +343,11 @@ def test_sys_rows_cannot_be_changed_through_their_accessors() -> None:
                      "$.sys.USER$[0].valid_to_scn", id="valid-to-a-float"),
         pytest.param(sys_member(**{"OBJ$": [{**SYS_OBJ_ROW, "FLAGS": [0, 0]}]}), "$.sys.OBJ$[0].FLAGS", id="value-an-array"),
         pytest.param(sys_member(**{"OBJ$": [{**SYS_OBJ_ROW, "TYPE#": True}]}), "$.sys.OBJ$[0].TYPE#", id="value-a-boolean"),
+        pytest.param(sys_member(**{"CDEF$": {}}), "$.sys.CDEF$", id="cdef-not-an-array"),
+        pytest.param(sys_member(**{"CCOL$": [{**SYS_CCOL_ROW, "INTCOL#": 1.5}]}), "$.sys.CCOL$[0].INTCOL#",
+                     id="ccol-value-a-float"),
+        pytest.param(sys_member(**{"CDEF$": [{k: v for k, v in SYS_CDEF_ROW.items() if k != "valid_from_scn"}]}),
+                     "$.sys.CDEF$[0].valid_from_scn", id="cdef-valid-from-missing"),
     ],
 )  # fmt: skip
 def test_malformed_sys_member_names_its_json_path(member: object, json_path: str) -> None:

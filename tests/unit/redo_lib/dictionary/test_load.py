@@ -318,6 +318,16 @@ EXPORT = """{"format":"redotrail-dictionary","format_version":1,"scn":5000,"max_
 {"rowid":"AAAAACAAAAAAHRpAAn","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"COL#":1,"SEGCOL#":1,"INTCOL#":1,"NAME":"ID","TYPE#":2,"LENGTH":22,"PRECISION#":10,"SCALE":0,"NULL$":1,"PROPERTY":0,"CHARSETID":0,"CHARSETFORM":0}
 ,{"rowid":"AAAAACAAAAAAHRqAAA","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":400,"COL#":1,"SEGCOL#":1,"INTCOL#":1,"NAME":"ID","TYPE#":2,"LENGTH":22,"PRECISION#":null,"SCALE":null,"NULL$":0,"PROPERTY":0,"CHARSETID":0,"CHARSETFORM":0}
 ,{"rowid":"AAAAACAAAAAAHRqAAB","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":400,"COL#":2,"SEGCOL#":0,"INTCOL#":2,"NAME":"V","TYPE#":2,"LENGTH":22,"PRECISION#":null,"SCALE":null,"NULL$":0,"PROPERTY":65544,"CHARSETID":0,"CHARSETFORM":0}
+],"CDEF$":[
+{"rowid":"AAAAAdAAAAAAFehAAA","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"CON#":9001,"TYPE#":7}
+,{"rowid":"AAAAAdAAAAAAFehAAB","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"CON#":9002,"TYPE#":7}
+,{"rowid":"AAAAAdAAAAAAFehAAC","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"CON#":9003,"TYPE#":3}
+,{"rowid":"AAAAAdAAAAAAFehAAD","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"CON#":9004,"TYPE#":3}
+],"CCOL$":[
+{"rowid":"AAAAAdAAAAAAFehAAE","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"CON#":9001,"INTCOL#":1}
+,{"rowid":"AAAAAdAAAAAAFehAAF","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"CON#":9002,"INTCOL#":3}
+,{"rowid":"AAAAAdAAAAAAFehAAG","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"CON#":9003,"INTCOL#":2}
+,{"rowid":"AAAAAdAAAAAAFehAAH","valid_from_scn":5000,"valid_to_scn":null,"OBJ#":300,"CON#":9004,"INTCOL#":3}
 ]}}
 """
 
@@ -379,7 +389,7 @@ def test_sql_export_sys_tables_and_sys_rows_load() -> None:
     assert h.owners == ("HR", "SH")  # SYS is described, not exported
     assert h.sys_rows is not None
     rows = h.sys_rows.tables()
-    assert [len(rows[t]) for t in SYS_TABLES] == [5, 1, 1, 0, 2, 3]
+    assert [len(rows[t]) for t in SYS_TABLES] == [5, 1, 1, 0, 2, 3, 4, 4]
     assert rows["OBJ$"][2]["SUBNAME"] == "P2023" and rows["TABCOMPART$"][0]["DATAOBJ#"] is None
     # every column of the tables, a virtual one (SEGCOL# 0) included, rows of the cluster C_OBJ#
     assert [(r["OBJ#"], r["NAME"], r["SEGCOL#"]) for r in rows["COL$"]] == [
@@ -388,11 +398,31 @@ def test_sql_export_sys_tables_and_sys_rows_load() -> None:
         (400, "V", 0),
     ]
     assert all(r["rowid"].startswith("AAAAAC") for r in rows["COL$"])
-    assert load_dictionary(h.to_json()).sys_json == h.sys_json
+    # PEOPLE's constraints (NOT NULL ID and EMAIL, the unique keys on NAME and EMAIL) and their
+    # columns, rows of the cluster C_COBJ# (data object 29)
+    assert [(r["OBJ#"], r["CON#"], r["TYPE#"]) for r in rows["CDEF$"]] == [
+        (300, 9001, 7), (300, 9002, 7), (300, 9003, 3), (300, 9004, 3),
+    ]  # fmt: skip
+    assert [(r["CON#"], r["INTCOL#"]) for r in rows["CCOL$"]] == [(9001, 1), (9002, 3), (9003, 2), (9004, 3)]
+    assert all(r["rowid"].startswith("AAAAAd") for r in rows["CDEF$"] + rows["CCOL$"])
+    again = load_dictionary(h.to_json())
+    assert again.sys_json == h.sys_json and list(json.loads(again.sys_json or "{}")) == list(SYS_TABLES)
+
+
+def test_a_sys_member_without_constraint_rows_still_loads() -> None:
+    """A document written before CDEF$ / CCOL$ were followed: no such members, no constraint rows."""
+    older = EXPORT[: EXPORT.index(',"CDEF$":[')] + "}}\n"
+    h = load_dictionary(older)
+    assert h.sys_rows is not None and h.sys_rows.count("CDEF$") == h.sys_rows.count("CCOL$") == 0
+    assert h.sys_rows.count("COL$") == 3
+    assert "CDEF$" not in (h.sys_json or "") and load_dictionary(h.to_json()) == h
+    with pytest.raises(DictionaryError, match=r"sys\.CDEF\$\[0\]\.rowid"):
+        load_dictionary(EXPORT.replace('"CDEF$":[\n{"rowid":"AAAAAdAAAAAAFehAAA"', '"CDEF$":[\n{"rowid":1'))
 
 
 def test_a_sys_member_without_col_rows_still_loads() -> None:
-    """A document written before COL$ was followed: no ``COL$`` member, no column rows."""
+    """A document written before COL$ was followed: no ``COL$`` member (nor ``CDEF$`` / ``CCOL$``),
+    no column rows."""
     start = EXPORT.index(',"COL$":[')
     older = EXPORT[:start] + EXPORT[EXPORT.index("]}}", start) + 1 :]
     h = load_dictionary(older)
@@ -410,6 +440,8 @@ SYS_ROW_KEYS = {
     "USER$": ["rowid", "valid_from_scn", "valid_to_scn", "USER#", "NAME"],
     "COL$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "COL#", "SEGCOL#", "INTCOL#", "NAME", "TYPE#",
              "LENGTH", "PRECISION#", "SCALE", "NULL$", "PROPERTY", "CHARSETID", "CHARSETFORM"],
+    "CDEF$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "CON#", "TYPE#"],
+    "CCOL$": ["rowid", "valid_from_scn", "valid_to_scn", "OBJ#", "CON#", "INTCOL#"],
 }  # fmt: skip
 
 
@@ -420,7 +452,8 @@ def test_export_script_writes_the_sys_tables_and_rows_the_loader_reads() -> None
     branches = body.split("UNION ALL")
     assert len(branches) == len(SYS_TABLES)
     sources = {"OBJ$": "sys_objs", "TABPART$": "sys_tabparts", "TABCOMPART$": "sys_compparts",
-               "TABSUBPART$": "sys_subparts", "USER$": "sys_users", "COL$": "sys_cols"}  # fmt: skip
+               "TABSUBPART$": "sys_subparts", "USER$": "sys_users", "COL$": "sys_cols", "CDEF$": "sys_cdefs",
+               "CCOL$": "sys_ccols"}  # fmt: skip
     for number, (table, branch) in enumerate(zip(SYS_TABLES, branches, strict=True), start=1):
         assert re.findall(r"'([A-Z_a-z#$]+)' VALUE", branch) == SYS_ROW_KEYS[table], table
         assert f"FROM {sources[table]} r CROSS JOIN scn s" in branch and re.search(
@@ -435,12 +468,18 @@ def test_export_script_writes_the_sys_tables_and_rows_the_loader_reads() -> None
     )
     # the SYS tables' layouts are "tables" entries, and the privileges to read them are in the header
     assert "t.table_name IN ('OBJ$', 'TABPART$', 'TABCOMPART$', 'TABSUBPART$', 'USER$',\n" in sql
-    assert "'COL$')))" in sql
+    assert "'COL$', 'CDEF$', 'CCOL$')))" in sql
+    # the constraints of the exported owners' tables, every type, as COL$'s rows are chosen
+    for source, alias in (("sys_cdefs", "d"), ("sys_ccols", "cc")):
+        block = sql[sql.index(f"{source} AS (") :]
+        block = block[: block.index("\n),")]
+        assert f"WHERE {alias}.obj# IN (SELECT so.obj# FROM sys_objs so WHERE so.type# = 2)" in block, source
+    assert "ORDER BY r.obj#, r.con#)" in body and "ORDER BY r.obj#, r.con#, r.intcol#)" in body
     header = sql[: sql.index("SET ECHO OFF")]
     for table in SYS_TABLES:
         assert f"GRANT SELECT ON SYS.{table} TO" in header
     assert "SELECT ANY DICTIONARY" in header
-    # the document's last lines: the objects, then "sys" with its six members, then the end
+    # the document's last lines: the objects, then "sys" with its eight members, then the end
     assert """'],"sys":{' ELSE '],' END || '"' || tbl || '":['""" in sql and "']}}' FROM dual" in sql
 
 
@@ -636,6 +675,39 @@ def test_real_checkpoint_col_rows_are_the_tracked_tables_columns(partitioned: Di
 
 
 @pytest.mark.realdata
+def test_real_checkpoint_constraint_rows_are_the_tracked_tables_keys(partitioned: DictionaryHistory) -> None:
+    """The CDEF$ / CCOL$ rows of the sys member: OLR_TEST's tables' constraints, in the cluster C_COBJ#
+    (data object 29: ROWIDs start AAAAAd). Each table has its primary key (TYPE# 2) on its first
+    column, the one key column its version has, and an ALL COLUMN log group (TYPE# 17, no column);
+    the key column is NOT NULL in COL$ with no NOT NULL check (TYPE# 7) of its own."""
+    assert partitioned.sys_rows is not None
+    rows = partitioned.sys_rows.tables()
+    tables = {r["OBJ#"] for r in rows["OBJ$"] if r["TYPE#"] == 2}
+    scn = {"valid_from_scn": PARTITIONED_SCN, "valid_to_scn": None}
+    # TEST_RANGE_PART (73874, range partitioned) as the checkpoint's sys-cdef / sys-ccol rows give it
+    assert [r for r in rows["CDEF$"] if r["OBJ#"] == 73874] == [
+        {"rowid": "AAAAAdAAAAAALGgAAm", **scn, "OBJ#": 73874, "CON#": 8689, "TYPE#": 2},
+        {"rowid": "AAAAAdAAAAAALGgAAn", **scn, "OBJ#": 73874, "CON#": 8690, "TYPE#": 17},
+    ]
+    assert [r for r in rows["CCOL$"] if r["OBJ#"] == 73874] == [
+        {"rowid": "AAAAAdAAAAAALGgAAT", **scn, "OBJ#": 73874, "CON#": 8689, "INTCOL#": 1}
+    ]
+    assert {r["OBJ#"] for r in rows["CDEF$"]} == {r["OBJ#"] for r in rows["CCOL$"]} == tables
+    assert all(r["rowid"].startswith("AAAAAd") for r in rows["CDEF$"] + rows["CCOL$"])
+    kinds = {r["CON#"]: (r["OBJ#"], r["TYPE#"]) for r in rows["CDEF$"]}
+    assert len(kinds) == len(rows["CDEF$"]) == 2 * len(tables)
+    for obj in tables:
+        version = partitioned.lookup(obj, PARTITIONED_SCN)
+        mine = sorted(t for o, t in kinds.values() if o == obj)
+        assert mine == [2, 17], version.name
+        columns = [(kinds[r["CON#"]][1], r["INTCOL#"]) for r in rows["CCOL$"] if r["OBJ#"] == obj]
+        assert columns == [(2, 1)], version.name
+        names = {r["INTCOL#"]: r for r in rows["COL$"] if r["OBJ#"] == obj}
+        assert (version.key_kind, version.key_columns) == (KeyKind.PRIMARY, (names[1]["NAME"],))
+        assert [r["NAME"] for r in names.values() if r["NULL$"]] == [names[1]["NAME"]], version.name
+
+
+@pytest.mark.realdata
 def test_real_partitioned_checkpoint_round_trips_with_its_sys_rows(partitioned: DictionaryHistory) -> None:
     again = load_dictionary(partitioned.to_json())
     assert again == partitioned and again.sys_json == partitioned.sys_json
@@ -663,6 +735,9 @@ def test_olr_sys_rows_follow_the_tracked_users_tables_partitions_and_subpartitio
     doc["sys-tabsubpart"].append(
         {"obj": 29, "data-obj": 29, "p-obj": 28}
     )  # of a composite partition not followed
+    doc["sys-cdef"] += [{"con": 7, "obj": 18, "type": 7}, {"con": 11, "obj": 500, "type": 2}]  # SYS's, SH's
+    doc["sys-ccol"] += [{"con": 7, "int-col": 1, "obj": 18, "spare1": [0, 0]},
+                        {"con": 11, "int-col": 2, "obj": 500, "spare1": [0, 0]}]  # fmt: skip
     rows = load_olr_checkpoint(json.dumps(_with_row_ids(doc))).sys_rows
     assert rows is not None
     tables = rows.tables()
@@ -680,6 +755,16 @@ def test_olr_sys_rows_follow_the_tracked_users_tables_partitions_and_subpartitio
     ]
     assert tables["TABSUBPART$"] == [
         {"rowid": "sys-tabsubpart:0", **scn, "OBJ#": 503, "DATAOBJ#": 513, "POBJ#": 502, "SUBPART#": None}
+    ]
+    # the constraints of SH's table 500, every type (a log group too), by CON#; none of SYS.OBJ$'s
+    assert tables["CDEF$"] == [
+        {"rowid": "sys-cdef:0", **scn, "OBJ#": 500, "CON#": 9, "TYPE#": 3},
+        {"rowid": "sys-cdef:1", **scn, "OBJ#": 500, "CON#": 10, "TYPE#": 17},
+        {"rowid": "sys-cdef:3", **scn, "OBJ#": 500, "CON#": 11, "TYPE#": 2},
+    ]
+    assert tables["CCOL$"] == [
+        {"rowid": "sys-ccol:0", **scn, "OBJ#": 500, "CON#": 9, "INTCOL#": 1},
+        {"rowid": "sys-ccol:2", **scn, "OBJ#": 500, "CON#": 11, "INTCOL#": 2},
     ]
 
 

@@ -79,7 +79,7 @@ def test_a_renamed_key_column_and_a_new_column_in_col_rows_win_and_reread_agree(
     edited = _edited(history, version.obj, edit)
     found = native.columns_from_sys(edited.to_json())
     assert [(f["obj"], f["valid_from_scn"], f["valid_to_scn"]) for f in found] == [(version.obj, at, None)]
-    assert found[0]["key_columns"][0] == key + "_RENAMED" and found[0]["key_kind"] in (None, "primary")
+    assert found[0]["key_columns"][0] == key + "_RENAMED" and found[0]["key_kind"] == "primary"
     followed = with_columns_from_sys(edited)
     before, now = followed.versions(version.obj)
     assert before == dataclasses.replace(version, valid_to_scn=at)

@@ -12,13 +12,14 @@ The scenario, in a WE8ISO8859P1 database with the UTF8 national set (CHARSETID 3
     ALTER TABLE app.docs MODIFY (amount NUMBER(12,2));       -- 1 update (PRECISION#)
     ALTER TABLE app.docs MODIFY (remark VARCHAR2(40));       -- 1 update (LENGTH, SEGCOLLENGTH)
     ALTER TABLE app.docs DROP COLUMN remark;                 -- 1 delete, 5 updates (SEGCOL# 3..7)
-    CREATE TABLE app.newt (id NUMBER(10) NOT NULL, body CLOB, tag CHAR(3), ...);  -- OBJ$ 1, COL$ 3
+    CREATE TABLE app.newt (id NUMBER(10) NOT NULL, body CLOB, tag CHAR(3), ...);  -- OBJ$ 1, COL$ 3,
+                                                             -- CDEF$ 1 + CCOL$ 1 (its primary key)
     ALTER TABLE app.newt ADD (extra VARCHAR2(5));            -- 1 insert
     TRUNCATE TABLE app.docs;                                 -- OBJ$ 1 update, no COL$
     ALTER TABLE app.p ADD PARTITION p2 VALUES LESS THAN (200);  -- OBJ$ + TABPART$ inserts
     DROP TABLE app.newt;                                     -- OBJ$ 1 update (recycle bin)
 
-so 14 COL$ row changes and 19 SYS row changes in all, every one on a followed (APP) table.
+so 14 COL$ row changes and 21 SYS row changes in all, every one on a followed (APP) table.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ steps:
 """
 #: from the SQL (module docstring): COL$ row changes, and every SYS row change
 COL_CHANGES = 1 + 1 + 1 + 1 + (1 + 5) + 3 + 1
-SYS_CHANGES = COL_CHANGES + 1 + 1 + 2 + 1
+SYS_CHANGES = COL_CHANGES + 1 + 2 + 1 + 2 + 1  # OBJ$ and the key of CREATE, TRUNCATE, ADD PARTITION, DROP
 #: the Oracle ids of the scenario's character sets (Oracle's NLS list: WE8ISO8859P1 31, UTF8 871)
 CHARSET_IDS = {"WE8ISO8859P1": 31, "UTF8": 871}
 HIDDEN = 0x20  # COL$.PROPERTY bit of a hidden column

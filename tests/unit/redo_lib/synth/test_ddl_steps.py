@@ -168,10 +168,12 @@ def test_schema_changes_core_events_carry_each_ddl_followed_by_its_commit(schema
         assert (event.scn, event.subscn, event.thread, event.seq) == (
             record["scn"], record["subscn"], record["thread"], record["sequence"],
         )  # fmt: skip
-        # the DDL's own SYS.OBJ$ and COL$ row changes (objects 18 and 21, synth/sysrows.py, colrows.py)
-        # are in its transaction too
+        # the DDL's own SYS.OBJ$, COL$, CDEF$ and CCOL$ row changes (objects 18, 21, 31 and 32,
+        # synth/sysrows.py, colrows.py, cdefrows.py) are in its transaction too
         same_txn = [
-            e for e in events if e.xid == event.xid and not (e.kind == EventKind.CHANGE and e.obj in (18, 21))
+            e
+            for e in events
+            if e.xid == event.xid and not (e.kind == EventKind.CHANGE and e.obj in (18, 21, 31, 32))
         ]
         assert [e.kind for e in same_txn] == [EventKind.BEGIN, EventKind.DDL, EventKind.COMMIT]
         assert same_txn[2].scn == record["commit_scn"]

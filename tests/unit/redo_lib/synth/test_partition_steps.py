@@ -65,7 +65,7 @@ def test_document_carries_sys_layouts_and_rows(tmp_path: Path) -> None:
     sys_tables = {t["name"]: t for t in doc["tables"] if t["owner"] == "SYS"}
     assert {n: (t["obj"], t["dataobj"]) for n, t in sys_tables.items()} == {
         "OBJ$": (18, 18), "TABPART$": (947, 947), "TABCOMPART$": (969, 969), "TABSUBPART$": (959, 959),
-        "USER$": (22, 10), "COL$": (21, 2),
+        "USER$": (22, 10), "COL$": (21, 2), "CDEF$": (31, 29), "CCOL$": (32, 29),
     }  # fmt: skip
     assert len(sys_tables["OBJ$"]["columns"]) == 37
     assert [c["name"] for c in sys_tables["TABPART$"]["columns"]][:5] == [
