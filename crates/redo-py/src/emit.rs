@@ -3,7 +3,9 @@
 //! the counters of `redo_lib.trail.emit.TrailEmitter` as attributes. For the differential test
 //! against the Python emitter now, and for the assemble stage later.
 //!
-//! DDL is the one part that calls back into Python: with `apply_ddl`, the dictionary a DDL leaves
+//! DDL on a dictionary whose SYS rows follow its tables is the core's alone (`trail::emit`: no
+//! text applied, no call into Python). Otherwise DDL is the one part that calls back into Python:
+//! with `apply_ddl`, the dictionary a DDL leaves
 //! (`trail.emit.evolve_dictionary` on a `DictionaryHistory` kept beside the core's dictionary,
 //! which is rebuilt from its JSON when a DDL changed it). DDL is rare; that parser is not ported
 //! (the statement's subject is the core's, `trail::ddl`).

@@ -114,6 +114,8 @@ pub struct Dictionary {
     from_sys: HashMap<i64, Vec<SysVersion>>,
     /// what [`Dictionary::reconcile`] found when the SYS rows layer was last set
     loaded: Vec<ColumnDisagreement>,
+    /// [`Dictionary::follows_tables`], found when the layer was set
+    follows: bool,
 }
 
 impl Dictionary {
@@ -166,6 +168,29 @@ impl Dictionary {
     pub fn set_sys(&mut self, sys: Option<SysRows>) {
         self.sys = sys;
         self.loaded = self.reconcile();
+        self.follows = self.compute_follows();
+    }
+
+    /// Whether the SYS rows follow the captured tables whole: a layer holding `COL$` and `CDEF$`
+    /// rows of tables other than `SYS`'s (an export or checkpoint that carries them). Then a table
+    /// DDL's effect comes from them alone and its text is not applied (the emitter).
+    pub fn follows_tables(&self) -> bool {
+        self.follows
+    }
+
+    fn compute_follows(&self) -> bool {
+        let Some(sys) = &self.sys else { return false };
+        let described = |t: SysTable| {
+            sys.rows(t)
+                .iter()
+                .any(|r| r.int(col::KEY).is_some_and(|obj| self.owner_of(obj).is_some_and(|o| o != "SYS")))
+        };
+        described(SysTable::Col) && described(SysTable::Cdef)
+    }
+
+    /// The owner of table `obj` by its versions.
+    fn owner_of(&self, obj: i64) -> Option<&str> {
+        self.versions.get(&obj).and_then(|v| v.last()).map(|v| v.owner.as_str())
     }
 
     /// Where the SYS rows and the versions disagreed (at any SCN) when the layer was last set: for
@@ -178,6 +203,7 @@ impl Dictionary {
     pub fn take_sys(&mut self) -> Option<SysRows> {
         self.from_sys.clear();
         self.loaded.clear();
+        self.follows = false;
         self.sys.take()
     }
 
@@ -301,6 +327,7 @@ impl Dictionary {
             sys: None,
             from_sys: HashMap::new(),
             loaded: Vec::new(),
+            follows: false,
         })
     }
 
@@ -364,9 +391,14 @@ impl Dictionary {
             || self.segments.contains_key(&obj)
     }
 
-    /// Every version of every table, by object id then SCN.
+    /// Every version of every table, by object id then SCN; then the versions of the tables only
+    /// the SYS rows know (`tables_from_sys`).
     pub fn iter(&self) -> impl Iterator<Item = &TableVersion> {
-        self.versions.values().flatten().map(|v| &**v)
+        let mut created: Vec<&i64> =
+            self.from_sys.keys().filter(|obj| !self.versions.contains_key(obj)).collect();
+        created.sort_unstable();
+        let created = created.into_iter().flat_map(|obj| self.from_sys[obj].iter().map(|v| &*v.version));
+        self.versions.values().flatten().map(|v| &**v).chain(created)
     }
 }
 

@@ -10,11 +10,13 @@
 //! `out_of_scope`; or emitted schemaless (`OBJ_<n>`, `COL_<n>` as hex) with `emit_unknown` or
 //! without a dictionary (docs/data-quality.md, "Unknown objects and the capture scope").
 //!
-//! DDL (IOType 160) needs the statement's subject (verb, object type, owner, name: `ddl.rs`) and,
-//! with `apply_ddl`, a new dictionary version from its SCN on: that comes from a [`DdlHandler`] (the
-//! binding's calls Python's `evolve_dictionary`; the DDL parser that applies a statement is not
-//! ported). Without a handler the DDL record is emitted and the dictionary stays as it was, counted
-//! as `ddl_not_applied`.
+//! DDL (IOType 160) needs the statement's subject (verb, object type, owner, name: `ddl.rs`). Where
+//! the dictionary's SYS rows follow its tables (`Dictionary::follows_tables`: `COL$` and `CDEF$`
+//! rows of them), the text is not applied at all: the rows give every table (`sys_columns.rs`), the
+//! DDL is counted by its subject (`ddl_*`, `ddl_from_sys_rows`). Otherwise, with `apply_ddl`, a new
+//! dictionary version from its SCN on comes from a [`DdlHandler`] (the binding's calls Python's
+//! `evolve_dictionary`; that parser is not ported: the rows replace it). Without a handler the DDL
+//! record is emitted and the dictionary stays as it was, counted as `ddl_not_applied`.
 //!
 //! With a SYS rows layer in the dictionary (the document's `sys` member, `sys.rs`), a row change of
 //! `SYS.OBJ$`, `TABPART$`, `TABCOMPART$`, `TABSUBPART$`, `USER$` or `COL$` is never a trail record: it is
@@ -239,10 +241,35 @@ pub struct Emitter {
     /// (table obj, XID, commit SCN) of each commit that changed a table's `COL$` rows: the batch
     /// driver supersedes the text problems of those transactions' DDL with them
     pub tables_followed: Vec<(i64, String, i64)>,
+    /// the tables (`OBJ#`) of the current transaction's DDL whose text was not applied, the SYS
+    /// rows following the tables (`Dictionary::follows_tables`)
+    texts_not_applied: BTreeSet<i64>,
 }
 
 fn count<K: Ord>(map: &mut BTreeMap<K, u64>, key: K) {
     *map.entry(key).or_insert(0) += 1;
+}
+
+/// The `ddl_*` counter of a DDL whose text is not applied (the SYS rows say what it did), as
+/// Python's `evolve_dictionary` names its effects: `ddl_other` for anything but a table,
+/// `ddl_partition` for partition maintenance, else by verb.
+fn ddl_kind_counter(subject: &DdlSubject, text: &str) -> &'static str {
+    if subject.object_type != "TABLE" {
+        return "ddl_other";
+    }
+    let upper = text.to_ascii_uppercase();
+    let partition = ["PARTITION", "INTERVAL"]
+        .iter()
+        .any(|w| upper.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|t| t == *w));
+    match subject.operation.as_str() {
+        "ALTER" if partition => "ddl_partition",
+        "CREATE" => "ddl_create",
+        "ALTER" => "ddl_alter",
+        "DROP" => "ddl_drop",
+        "TRUNCATE" => "ddl_truncate",
+        "RENAME" => "ddl_rename",
+        _ => "ddl_other",
+    }
 }
 
 /// The names of the tokens R, L and 6 (rule 13), shared by every record.
@@ -401,6 +428,7 @@ impl Emitter {
         commit_log: Option<&str>,
     ) -> Result<usize> {
         self.sys_pending.clear();
+        self.texts_not_applied.clear();
         let problems_before = self.ddl_problems.len();
         let pieces = txn.changes.lob_pieces;
         if pieces > 0 {
@@ -499,8 +527,14 @@ impl Emitter {
         }
         self.tables_followed.extend(changed.iter().map(|&obj| (obj, xid.to_owned(), commit_scn)));
         let said = self.dictionary.as_mut().map(Dictionary::reconcile).unwrap_or_default();
+        let skipped = std::mem::take(&mut self.texts_not_applied);
         for disagreement in said {
-            if disagreement.scn == commit_scn && changed.contains(&disagreement.obj) {
+            // a table whose DDL text this transaction did not apply (the rows follow the tables):
+            // nothing to disagree with, the rows are its dictionary
+            if disagreement.scn == commit_scn
+                && changed.contains(&disagreement.obj)
+                && !skipped.contains(&disagreement.obj)
+            {
                 self.add("dictionary_column_disagreements", 1);
                 self.column_disagreements.push(disagreement);
             }
@@ -662,6 +696,15 @@ impl Emitter {
     ) -> Result<Option<Shaped>> {
         if rc.op == RowOp::Ddl {
             self.add("ddl", 1);
+            if self.options.apply_ddl && self.dictionary.as_ref().is_some_and(Dictionary::follows_tables) {
+                // the SYS rows say what a table DDL did (its columns, key, name, a new table): its
+                // text is not applied, only counted by what it is about (docs/dictionary.md)
+                let subject = super::ddl::ddl_subject(&rc.ddl_text, &rc.ddl_schema);
+                self.add(ddl_kind_counter(&subject, &rc.ddl_text), 1);
+                self.add("ddl_from_sys_rows", 1);
+                self.texts_not_applied.insert(rc.obj);
+                return self.shape_ddl(rc, None);
+            }
             if self.options.apply_ddl && self.dictionary.is_some() {
                 let Some(handler) = ddl.as_deref_mut() else {
                     self.add("ddl_not_applied", 1); // no handler: the dictionary stays as it was

@@ -488,3 +488,21 @@ fn a_table_renamed_in_its_obj_row_takes_the_new_name() {
     );
     assert_eq!(dictionary(&e).versions_from_sys(), 1);
 }
+
+#[test]
+fn with_the_tables_followed_no_ddl_text_is_applied() {
+    // COL$ and CDEF$ rows of APP.T: the rows follow the tables, the handler is never asked
+    let mut e = emitter(&key_document(), true);
+    assert!(dictionary(&e).follows_tables());
+    assert!(!emitter(&col_document(), true).dictionary().unwrap().follows_tables());
+    let events =
+        vec![ddl_of_t("ALTER TABLE T ADD (NOTE VARCHAR2(40)) /* unread */"), col_insert(2, 100, 2, "NOTE")];
+    e.emit(&txn(100, events), Some(&mut NotUnderstood), &mut TrailBuilder::new(), None).unwrap();
+    assert!(e.ddl_problems.is_empty(), "{:?}", e.ddl_problems);
+    assert_eq!((counter(&e, "ddl_from_sys_rows"), counter(&e, "ddl_alter")), (1, 1));
+    assert_eq!(names_at(&e, 100, 100), ["ID", "NOTE"]);
+    assert!(e.column_disagreements.is_empty()); // no text applied: nothing to disagree with
+    let partition = ddl_of_t("ALTER TABLE T DROP PARTITION FOR (10)");
+    e.emit(&txn(200, vec![partition]), Some(&mut NotUnderstood), &mut TrailBuilder::new(), None).unwrap();
+    assert_eq!(counter(&e, "ddl_partition"), 1);
+}

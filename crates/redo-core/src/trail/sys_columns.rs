@@ -200,10 +200,12 @@ impl SysRows {
 
     /// Table `obj`'s key at `scn` from its `CDEF$` / `CCOL$` rows (rule 12 over its primary and
     /// unique constraints, each named `CON#<n>` as the OLR loader names them, their columns by
-    /// `INTCOL#` among `columns`' `COL$` rows); `None` when no `CDEF$` row of `obj` is known at any
-    /// SCN (a document without them: the key is not described).
+    /// `INTCOL#` among `columns`' `COL$` rows; a table without any: every column); `None` when the
+    /// layer holds no `CDEF$` row at all (a document without them: the keys are not described).
     pub fn key_at(&self, obj: i64, scn: i64, columns: &[ColumnDef]) -> Option<(KeyKind, Vec<String>)> {
-        self.versions(SysTable::Cdef, obj).next()?;
+        if self.rows(SysTable::Cdef).is_empty() {
+            return None;
+        }
         let names: HashMap<i64, &str> = self
             .versions(SysTable::Col, obj)
             .filter(|r| r.covers(scn))
