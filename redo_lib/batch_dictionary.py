@@ -138,12 +138,16 @@ def evolve_batch_dictionary(
     problems). ``hold_from``: the batch's watermark (transactions committing at or above it wait
     for the next batch, as in the assembly).
 
-    Where a DDL's transaction changed a table's ``SYS.COL$`` rows, those rows give the table's
-    columns from its commit on (docs/dictionary.md, "Columns from COL$"): the versions they give are
-    put in the dictionary written (``sys_columns.with_columns_from_sys``), a problem of that DDL's
-    text (not understood, contradicting the dictionary) is superseded (counted
-    ``ddl_text_superseded``, no longer a problem), and each disagreement between the rows and the
-    text's version is appended to ``disagreements`` (the core's ``column_disagreements``)."""
+    Where the dictionary's SYS rows follow its tables (``COL$`` and ``CDEF$`` rows of them: the
+    core's ``dictionary_state``), no DDL text is applied: each is counted by what it is about
+    (``ddl_*``, ``ddl_from_sys_rows``) and the rows give every table (docs/dictionary.md, "The SYS
+    rows win"). Otherwise the texts are applied first; where a DDL's transaction then changed a
+    table's SYS rows, those give the table from its commit on, a problem of that DDL's text (not
+    understood, contradicting the dictionary) is superseded (counted ``ddl_text_superseded``, no
+    longer a problem), and each disagreement between the rows and the text's version is appended
+    to ``disagreements`` (the core's ``column_disagreements``). Either way the versions the rows
+    give are put in the dictionary written (``sys_columns.with_columns_from_sys``), and the first
+    batch of a chain reports the export's own disagreements ("as loaded")."""
     from redo_lib.trail.emit import evolve_dictionary
 
     history = dictionary_at(dictionary)
@@ -152,18 +156,30 @@ def evolve_batch_dictionary(
         return dictionary, {}, []
     counts: Counter[str] = Counter()
     problems: list[dict[str, Any]] = []
-    if not own_copy and history.sys_rows is not None and disagreements is not None:
-        # the chain's first batch: the export's own rows and versions, compared as it is read (a
-        # batch's own dictionary, written after its commits, agrees with its rows)
+    follows = False
+    if history.sys_rows is not None:
         from redo_lib.native import native
 
-        disagreements.extend(native.loaded_disagreements(history.to_json()))
-    evolved = evolve_dictionary(history, events, counts, problems) if events else history
+        state = native.dictionary_state(history.to_json())
+        follows = bool(state["follows_tables"])
+        if not own_copy and disagreements is not None:
+            # the chain's first batch: the export's own rows and versions, compared as it is read (a
+            # batch's own dictionary, written after its commits, agrees with its rows)
+            disagreements.extend(state["loaded_disagreements"])
+    if follows:
+        # the SYS rows follow the tables: no DDL text is applied (the core's rule for the emitter
+        # too), each is counted by what it is about (docs/dictionary.md, "The SYS rows win")
+        for event in events:
+            counts[native.ddl_counter(event.ddl_text, event.ddl_schema)] += 1
+            counts["ddl_from_sys_rows"] += 1
+        evolved = history
+    else:
+        evolved = evolve_dictionary(history, events, counts, problems) if events else history
     objs = sys_objects(evolved) if sys_events is not None else []
     if objs:
         followed: list[dict[str, Any]] = []
         tracked = _track_sys_rows(evolved, sys_events(objs), counts, followed, hold_from, resetlogs_id)
-        evolved = _tables_followed(tracked, followed, counts, problems, disagreements)
+        evolved = _tables_followed(tracked, followed, counts, problems, None if follows else disagreements)
     if evolved is history and not own_copy:
         return dictionary, dict(counts), problems
     location = write_location(join_location(batch_dir, "dictionary.json"), evolved.to_json())

@@ -69,14 +69,16 @@ pub fn column_changes<'py>(
     Ok(Some(out))
 }
 
-/// `loaded_disagreements(document)`: where the SYS rows and the versions of the dictionary's JSON
-/// `document` disagree as it is read (a table its `tables` do not describe, an export whose rows
-/// and versions differ), as the emitter reports them ("as loaded"): dicts of `obj`, `owner`,
-/// `table`, `scn` and `differences`.
+/// `dictionary_state(document)`: what the core makes of the dictionary's JSON `document` as it is
+/// read: `follows_tables` (its SYS rows describe its tables, `COL$` and `CDEF$` rows of them: no
+/// DDL text is applied to it, `Dictionary::follows_tables`) and `loaded_disagreements`, where its
+/// SYS rows and versions disagree (a table its `tables` do not describe, an export whose rows and
+/// versions differ), as the emitter reports them ("as loaded"): dicts of `obj`, `owner`, `table`,
+/// `scn` and `differences`.
 #[pyfunction]
-pub fn loaded_disagreements<'py>(py: Python<'py>, document: &str) -> PyResult<Bound<'py, PyList>> {
+pub fn dictionary_state<'py>(py: Python<'py>, document: &str) -> PyResult<Bound<'py, PyDict>> {
     let dictionary = py.detach(|| Dictionary::from_json(document)).map_err(|e| errors::to_py(py, &e))?;
-    let out = PyList::empty(py);
+    let said = PyList::empty(py);
     for d in dictionary.loaded_disagreements() {
         let item = PyDict::new(py);
         item.set_item("obj", d.obj)?;
@@ -85,7 +87,17 @@ pub fn loaded_disagreements<'py>(py: Python<'py>, document: &str) -> PyResult<Bo
         item.set_item("scn", d.scn)?;
         let lines: Vec<String> = d.differences.iter().map(|l| format!("as loaded: {l}")).collect();
         item.set_item("differences", lines)?;
-        out.append(item)?;
+        said.append(item)?;
     }
+    let out = PyDict::new(py);
+    out.set_item("follows_tables", dictionary.follows_tables())?;
+    out.set_item("loaded_disagreements", said)?;
     Ok(out)
+}
+
+/// `ddl_counter(text, schema)`: the `ddl_*` counter of a DDL whose text is not applied (the SYS rows
+/// follow the tables): what its subject says it is (`redo_core::trail::ddl_counter`).
+#[pyfunction]
+pub fn ddl_counter(text: &str, schema: &str) -> &'static str {
+    redo_core::trail::ddl_counter(text, schema)
 }

@@ -380,7 +380,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mirror::partitions_cut, m)?)?;
     m.add_function(wrap_pyfunction!(dictionary::columns_from_sys, m)?)?;
     m.add_function(wrap_pyfunction!(dictionary::column_changes, m)?)?;
-    m.add_function(wrap_pyfunction!(dictionary::loaded_disagreements, m)?)?;
+    m.add_function(wrap_pyfunction!(dictionary::dictionary_state, m)?)?;
+    m.add_function(wrap_pyfunction!(dictionary::ddl_counter, m)?)?;
     m.add_function(wrap_pyfunction!(jsonl::render_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_out::numbered_trail_batch, m)?)?;
     m.add_class::<parquet_out::TrailParquetWriter>()?;

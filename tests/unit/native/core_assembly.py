@@ -366,3 +366,37 @@ def sys_transactions(rows: Sequence[dict[str, Any]], objs: Iterable[int]) -> lis
     wanted = set(objs)
     xids = {(r["usn"], r["slot"], r["sqn"]) for r in rows if r["obj"] in wanted}
     return [r for r in rows if (r["usn"], r["slot"], r["sqn"]) in xids and r["kind"] != EventKind.DDL]
+
+
+def batch_driver(
+    logs: Sequence[Path],
+    dictionary: Path,
+    folder: Path,
+    *,
+    own_copy: bool = True,
+    disagreements: list[dict[str, Any]] | None = None,
+) -> tuple[Path, dict[str, int], list[dict[str, Any]]]:
+    """``batch_dictionary.evolve_batch_dictionary`` over ``logs`` decoded in this process (one
+    batch): their DDL events in redo order, the transactions of the SYS dictionary tables as its
+    ``sys_events`` (:func:`sys_transactions`). The dictionary it wrote, its counts and problems."""
+    import pyarrow as pa
+
+    from redo_lib.assembly.events import EventKind
+    from redo_lib.batch_dictionary import REDO_ORDER, evolve_batch_dictionary
+    from redo_lib.pipeline import decode_range_arrow, describe_logs
+
+    refs = describe_logs(list(logs))
+    rows = [r for ref in refs for b in decode_range_arrow(ref.location) for r in b.to_pylist()]
+    ddl = sorted((r for r in rows if r["kind"] == EventKind.DDL), key=lambda r: [r[k] for k in REDO_ORDER])
+    schema = events_schema().append(pa.field("carried", pa.bool_()))
+
+    def sys_events(objs: Iterable[int]) -> Any:
+        picked = [{**r, "carried": False} for r in sys_transactions(rows, objs)]
+        return iter([pa.RecordBatch.from_pylist(picked, schema=schema)])
+
+    location, counts, problems = evolve_batch_dictionary(
+        str(dictionary), ddl, str(folder), own_copy=own_copy, sys_events=sys_events,
+        resetlogs_id=refs[0].resetlogs_id, disagreements=disagreements,
+    )  # fmt: skip
+    assert location is not None
+    return Path(location), counts, problems

@@ -15,17 +15,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
 
-from redo_lib.assembly.events import EventKind, events_schema
-from redo_lib.batch_dictionary import REDO_ORDER, evolve_batch_dictionary
 from redo_lib.dictionary import DictionaryHistory, KeyKind
 from redo_lib.native import native
-from redo_lib.pipeline import decode_logs, decode_range_arrow, describe_logs
+from redo_lib.pipeline import decode_logs
 from redo_lib.synth import GenerationResult, generate, parse_scenario
 from redo_lib.trail.lineage import table_changes
-from tests.unit.native.core_assembly import sys_transactions
+from tests.unit.native.core_assembly import batch_driver
 
 REPO = Path(__file__).resolve().parents[3]
 SCENARIO = REPO / "include" / "scenarios" / "ddl_text_unreadable.yaml"
@@ -74,44 +71,26 @@ def test_the_single_process_decode_writes_the_scenario_s_trail(generated: Genera
 def _batch_driver(
     result: GenerationResult, folder: Path, dictionary: Path | None = None
 ) -> tuple[DictionaryHistory, dict[str, int], list[Any], list[Any]]:
-    refs = describe_logs(list(result.logs))
-    rows = [r for ref in refs for b in decode_range_arrow(ref.location) for r in b.to_pylist()]
-    ddl = sorted((r for r in rows if r["kind"] == EventKind.DDL), key=lambda r: [r[k] for k in REDO_ORDER])
-    schema = events_schema().append(pa.field("carried", pa.bool_()))
-
-    def sys_events(objs: Any) -> Any:
-        return iter([pa.RecordBatch.from_pylist([{**r, "carried": False} for r in sys_transactions(rows, objs)],
-                                                schema=schema)])  # fmt: skip
-
+    """The batch driver over the scenario's logs, from its export or ``dictionary`` (then as the
+    chain's first batch: its own disagreements reported "as loaded")."""
     said: list[Any] = []
-    location, counts, problems = evolve_batch_dictionary(
-        str(dictionary or result.dictionary), ddl, str(folder), own_copy=dictionary is None, sys_events=sys_events,
-        resetlogs_id=refs[0].resetlogs_id, disagreements=said,
-    )  # fmt: skip
-    assert location is not None
-    return DictionaryHistory.from_json(Path(location).read_text()), counts, problems, said
+    location, counts, problems = batch_driver(
+        result.logs, dictionary or result.dictionary, folder, own_copy=dictionary is None, disagreements=said
+    )
+    return DictionaryHistory.from_json(location.read_text()), counts, problems, said
 
 
-def test_the_batch_driver_supersedes_the_texts_and_writes_the_columns_of_the_col_rows(
-    generated: GenerationResult, tmp_path: Path
-) -> None:
-    history, counts, problems, said = _batch_driver(generated, tmp_path)
-    assert problems == []
+def _shapes_of_t(history: DictionaryHistory) -> list[list[str]]:
+    (t,) = {v.obj for v in history if v.name in ("T",) and v.owner == "APP"}
+    assert all(v.key_columns == ("ID",) for v in history.versions(t)), [
+        v.key_columns for v in history.versions(t)
+    ]
+    return [[c.name for c in v.columns] for v in history.versions(t)]
+
+
+def _lineage(generated: GenerationResult, history: DictionaryHistory) -> None:
+    """The mirrors' lineage: from the text, or from the COL$ rows where the text cannot be replayed."""
     unreadable = _unreadable(generated)
-    assert counts.get("ddl_text_superseded", 0) == (3 if unreadable else 0)
-    assert len(said) == (3 if unreadable else 0)
-    (newt,) = [v for v in history if v.name == "NEWT"]
-    assert [c.name for c in newt.columns] == ["K", "V"] and newt.key_columns == ("K",)
-    assert newt.key_kind is KeyKind.PRIMARY
-    (t,) = [v.obj for v in history if v.name == "T" and v.valid_to_scn is None]
-    shapes = [[c.name for c in v.columns] for v in history.versions(t)]
-    # the export's, then from each DDL's commit (the text's SCN when the text was read) the scenario's
-    assert shapes[0] == ["ID", "NAME", "QTY"] and shapes[-1] == ["ID", "TITLE", "QTY", "NOTE"]
-    assert ["ID", "NAME", "QTY", "NOTE"] in shapes
-    assert all(v.key_columns == ("ID",) for v in history.versions(t))
-    # read again, the core finds nothing left to disagree with
-    assert native.columns_from_sys(history.to_json()) == []
-    # the mirrors' lineage: from the text, or from the COL$ rows where the text cannot be replayed
     records = [r for r in _expected(generated) if r["op"] == "DDL"]
     changes = table_changes(records, history)["APP.T"]
     assert changes.added == ["NOTE"] and changes.renamed == [("NAME", "TITLE")] and not changes.dropped
@@ -120,6 +99,58 @@ def test_the_batch_driver_supersedes_the_texts_and_writes_the_columns_of_the_col
     # the new table's mirror: its columns from the rows (an unreadable CREATE is no CREATE record)
     created = table_changes([r for r in records if r["table"] == "NEWT"], history).get("APP.NEWT")
     assert created is not None and (created.created_at is not None) == (not unreadable)
+
+
+def test_the_batch_driver_applies_no_text_where_the_rows_follow_the_tables(
+    generated: GenerationResult, tmp_path: Path
+) -> None:
+    """The generator's export carries COL$ and CDEF$ rows of its tables: no DDL text is applied (each
+    is counted by what it is about), nothing disagrees, and the dictionary written is the rows'."""
+    history, counts, problems, said = _batch_driver(generated, tmp_path)
+    assert problems == [] and said == []
+    assert counts.get("ddl_from_sys_rows") == 3 and (counts.get("ddl_alter"), counts.get("ddl_create")) == (
+        2,
+        1,
+    )
+    assert "ddl_text_superseded" not in counts
+    (newt,) = [v for v in history if v.name == "NEWT"]
+    assert [c.name for c in newt.columns] == ["K", "V"] and newt.key_columns == ("K",)
+    assert newt.key_kind is KeyKind.PRIMARY
+    # the export's, then from each DDL's commit the scenario's
+    assert _shapes_of_t(history) == [
+        ["ID", "NAME", "QTY"],
+        ["ID", "NAME", "QTY", "NOTE"],
+        ["ID", "TITLE", "QTY", "NOTE"],
+    ]
+    # read again, the core finds nothing left to disagree with
+    assert native.columns_from_sys(history.to_json()) == []
+    _lineage(generated, history)
+
+
+def test_with_an_older_export_the_texts_are_applied_and_the_rows_supersede_them(
+    generated: GenerationResult, tmp_path: Path
+) -> None:
+    """An export without CDEF$ / CCOL$ rows (written before they were followed): the texts are
+    applied first; where the parser refuses one, the rows of its transaction supersede it and the
+    disagreement is reported. A table only the rows know then has every column as its key (its
+    constraints' rows are not followed for such a document): documented."""
+    doc = json.loads(generated.dictionary.read_text())
+    for table in ("CDEF$", "CCOL$"):
+        doc["sys"].pop(table)
+    export = tmp_path / "older-export.json"
+    export.write_text(json.dumps(doc))
+    history, counts, problems, said = _batch_driver(generated, tmp_path / "batch", export)
+    unreadable = _unreadable(generated)
+    assert problems == []
+    assert counts.get("ddl_text_superseded", 0) == (3 if unreadable else 0)
+    assert [d["table"] for d in said] == (["T", "T", "NEWT"] if unreadable else [])
+    (newt,) = [v for v in history if v.name == "NEWT"]
+    # its key is in CDEF$ / CCOL$ rows, which such a document does not follow: every column
+    assert newt.key_columns == (("K", "V") if unreadable else ("K",))
+    shapes = _shapes_of_t(history)
+    assert shapes[0] == ["ID", "NAME", "QTY"] and shapes[-1] == ["ID", "TITLE", "QTY", "NOTE"]
+    assert native.columns_from_sys(history.to_json()) == []
+    _lineage(generated, history)
 
 
 def test_the_batch_driver_reports_an_export_whose_rows_describe_a_table_its_tables_do_not(
@@ -132,7 +163,7 @@ def test_the_batch_driver_reports_an_export_whose_rows_describe_a_table_its_tabl
     export = tmp_path / "export.json"
     export.write_text(json.dumps(doc))
     history, _, problems, said = _batch_driver(generated, tmp_path / "batch", export)
-    assert problems == []  # the texts on T, which the export lacks, superseded by its rows
+    assert problems == []
     loaded = [d for d in said if d["differences"][0].startswith("as loaded: ")]
     assert [(d["table"], d["differences"][0].split(":")[1].strip()) for d in loaded] == [
         ("T", "only in the SYS rows")

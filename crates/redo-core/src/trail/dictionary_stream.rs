@@ -86,6 +86,8 @@ pub(super) fn read(text: &str) -> Result<Dictionary> {
                     return Err(e);
                 }
             }
+            let mut sys = sys;
+            sys.set_follows_constraints(member.present(SysTable::Cdef.name()).is_some());
             Some(sys)
         }
     };

@@ -253,6 +253,10 @@ fn count<K: Ord>(map: &mut BTreeMap<K, u64>, key: K) {
 /// The `ddl_*` counter of a DDL whose text is not applied (the SYS rows say what it did), as
 /// Python's `evolve_dictionary` names its effects: `ddl_other` for anything but a table,
 /// `ddl_partition` for partition maintenance, else by verb.
+pub fn ddl_counter(text: &str, schema: &str) -> &'static str {
+    ddl_kind_counter(&super::ddl::ddl_subject(text, schema), text)
+}
+
 fn ddl_kind_counter(subject: &DdlSubject, text: &str) -> &'static str {
     if subject.object_type != "TABLE" {
         return "ddl_other";

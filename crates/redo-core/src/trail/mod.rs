@@ -22,7 +22,7 @@ pub mod table;
 
 pub use ddl::ddl_subject;
 pub use dictionary::{ColumnDef, Dictionary, KeyKind, TableVersion};
-pub use emit::{capture_options, DdlHandler, DdlProblem, DdlSubject, EmitOptions, Emitter};
+pub use emit::{capture_options, ddl_counter, DdlHandler, DdlProblem, DdlSubject, EmitOptions, Emitter};
 pub use lob_carry::lob_pages_schema;
 pub use rows::{RowChange, RowChanges, RowOp};
 pub use schema::{trail_schema, TrailBuilder, TrailRecord, TrailSink};

@@ -240,6 +240,9 @@ pub struct SysRows {
     by_dataobj: HashMap<i64, Vec<usize>>,
     /// per table: ROWID -> the position of the row as it stands (`valid_to_scn` null)
     pub(super) open: [HashMap<String, usize>; SYS_TABLE_COUNT],
+    /// the member had a `CDEF$` array: constraints are followed (their row changes applied, the
+    /// keys taken from them); else the two arrays are absent from the document and stay so
+    pub(super) constraints: bool,
 }
 
 impl PartialEq for SysRows {
@@ -256,7 +259,8 @@ impl SysRows {
     /// none (Python's `SysRows.from_document` requires the other five).
     pub(super) fn from_member(value: &Value, path: &str, default_scn: Option<i64>) -> Result<SysRows> {
         let member = Fields::new(value, path.to_owned())?;
-        let mut out = SysRows::default();
+        let mut out =
+            SysRows { constraints: member.present(SysTable::Cdef.name()).is_some(), ..Default::default() };
         for table in SysTable::ALL {
             for row in member.objects(table.name(), false)? {
                 out.push_json_row(table, &row?, default_scn)?;
@@ -303,6 +307,17 @@ impl SysRows {
         let rows = &self.rows[table.slot()];
         let found = self.by_key[table.slot()].get(&key).map(Vec::as_slice).unwrap_or_default();
         found.iter().filter_map(move |&i| rows.get(i))
+    }
+
+    /// Whether constraints are followed: the member had a `CDEF$` array (an export or checkpoint
+    /// that carries them); else `CDEF$` / `CCOL$` changes are not followed and no key comes from them.
+    pub fn follows_constraints(&self) -> bool {
+        self.constraints
+    }
+
+    /// Follow constraints from now on (the member as read had a `CDEF$` array).
+    pub(super) fn set_follows_constraints(&mut self, on: bool) {
+        self.constraints = on;
     }
 
     /// The rows of one table, in document order then as applied.
@@ -411,7 +426,10 @@ impl SysRows {
     pub fn to_json(&self) -> String {
         let quoted = |s: &str| Value::String(s.to_owned()).to_string();
         let mut out = String::from("{");
-        for (n, table) in SysTable::ALL.into_iter().enumerate() {
+        let tables = SysTable::ALL
+            .into_iter()
+            .filter(|t| self.constraints || !matches!(t, SysTable::Cdef | SysTable::Ccol));
+        for (n, table) in tables.enumerate() {
             if n > 0 {
                 out.push_str(", ");
             }

@@ -144,6 +144,9 @@ impl SysRows {
 
     /// `Ok(true)`: applied, `Ok(false)`: not followed.
     fn apply_one(&mut self, c: &SysChange, scn: i64) -> Result<bool, NotApplied> {
+        if matches!(c.table, SysTable::Cdef | SysTable::Ccol) && !self.constraints {
+            return Ok(false); // a document without constraint rows: not followed (docs/dictionary.md)
+        }
         let rc = &c.change;
         let rowid = rowid(rc.dataobj, rc.bdba, rc.slot)
             .map_err(|e| fail(&None, format!("its ROWID does not render: {}", error_text(&e))))?;

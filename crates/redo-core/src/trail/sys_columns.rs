@@ -201,9 +201,9 @@ impl SysRows {
     /// Table `obj`'s key at `scn` from its `CDEF$` / `CCOL$` rows (rule 12 over its primary and
     /// unique constraints, each named `CON#<n>` as the OLR loader names them, their columns by
     /// `INTCOL#` among `columns`' `COL$` rows; a table without any: every column); `None` when the
-    /// layer holds no `CDEF$` row at all (a document without them: the keys are not described).
+    /// constraints are not followed (a document without a `CDEF$` array: the keys are not described).
     pub fn key_at(&self, obj: i64, scn: i64, columns: &[ColumnDef]) -> Option<(KeyKind, Vec<String>)> {
-        if self.rows(SysTable::Cdef).is_empty() {
+        if !self.follows_constraints() {
             return None;
         }
         let names: HashMap<i64, &str> = self

@@ -26,20 +26,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
 
-from redo_lib.assembly.events import EventKind, events_schema
-from redo_lib.batch_dictionary import REDO_ORDER, evolve_batch_dictionary
-from redo_lib.pipeline import decode_range_arrow, describe_logs
 from redo_lib.synth import GenerationResult, generate
 from redo_lib.synth import scenario as model
 from redo_lib.synth.engine import Engine
 from redo_lib.synth.scenario import TableSpec
-from tests.unit.native.core_assembly import sys_transactions
+from tests.unit.native.core_assembly import batch_driver
 from tests.unit.redo_lib.synth.running import scenario, trail
 
 TABLES = """
@@ -214,26 +209,15 @@ def test_each_column_ddl_leaves_col_rows_equal_to_the_table(run: Run) -> None:
     ]  # fmt: skip
 
 
-def _with_carried(rows: list[dict[str, Any]]) -> pa.RecordBatch:
-    schema = events_schema().append(pa.field("carried", pa.bool_()))
-    return pa.RecordBatch.from_pylist([{**r, "carried": False} for r in rows], schema=schema)
-
-
 @pytest.fixture(scope="module")
 def followed(run: Run, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, int]]:
     """The batch driver over the scenario's one log: the dictionary it evolved (the SYS rows the
     core applied) and its counts."""
-    (ref,) = describe_logs(list(run.result.logs))
-    rows = [r for b in decode_range_arrow(ref.location) for r in b.to_pylist()]
-    ddl = sorted((r for r in rows if r["kind"] == EventKind.DDL), key=lambda r: [r[k] for k in REDO_ORDER])
-    folder = tmp_path_factory.mktemp("batch")
-    location, counts, problems = evolve_batch_dictionary(
-        str(run.result.dictionary), ddl, str(folder), own_copy=True,
-        sys_events=lambda objs: iter([_with_carried(sys_transactions(rows, objs))]), resetlogs_id=ref.resetlogs_id,
-    )  # fmt: skip
+    location, counts, problems = batch_driver(
+        run.result.logs, run.result.dictionary, tmp_path_factory.mktemp("batch")
+    )
     assert not problems, problems
-    assert location is not None
-    return json.loads(Path(location).read_text()), counts
+    return json.loads(location.read_text()), counts
 
 
 def _valid_at(rows: list[dict[str, Any]], scn: int) -> list[dict[str, Any]]:

@@ -14,16 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
 
-from redo_lib.assembly.events import EventKind, events_schema
-from redo_lib.batch_dictionary import REDO_ORDER, evolve_batch_dictionary
 from redo_lib.dictionary import DictionaryHistory
-from redo_lib.pipeline import decode_range_arrow, describe_logs
 from redo_lib.synth import GenerationResult, generate, load_scenario
 from redo_lib.trail.lineage import table_changes
-from tests.unit.native.core_assembly import sys_transactions
+from tests.unit.native.core_assembly import batch_driver
 
 REPO = Path(__file__).resolve().parents[4]
 
@@ -37,21 +33,11 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> GenerationResult:
 @pytest.fixture(scope="module")
 def history(generated: GenerationResult, tmp_path_factory: pytest.TempPathFactory) -> DictionaryHistory:
     """The dictionary the batch driver evolves over the scenario's logs (one batch)."""
-    refs = describe_logs(list(generated.logs))
-    rows = [r for ref in refs for b in decode_range_arrow(ref.location) for r in b.to_pylist()]
-    ddl = sorted((r for r in rows if r["kind"] == EventKind.DDL), key=lambda r: [r[k] for k in REDO_ORDER])
-    schema = events_schema().append(pa.field("carried", pa.bool_()))
-
-    def sys_events(objs: Any) -> Any:
-        picked = [{**r, "carried": False} for r in sys_transactions(rows, objs)]
-        return iter([pa.RecordBatch.from_pylist(picked, schema=schema)])
-
-    location, _, problems = evolve_batch_dictionary(
-        str(generated.dictionary), ddl, str(tmp_path_factory.mktemp("batch")), own_copy=True,
-        sys_events=sys_events, resetlogs_id=refs[0].resetlogs_id,
-    )  # fmt: skip
-    assert problems == [] and location is not None
-    return DictionaryHistory.from_json(Path(location).read_text())
+    location, _, problems = batch_driver(
+        generated.logs, generated.dictionary, tmp_path_factory.mktemp("batch")
+    )
+    assert problems == []
+    return DictionaryHistory.from_json(location.read_text())
 
 
 def _trail(generated: GenerationResult) -> list[dict[str, Any]]:
