@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from redo_lib.dictionary.history import DictionaryHistory
 from redo_lib.dictionary.load import column_from_col_row
-from redo_lib.dictionary.model import KeyKind, TableVersion
+from redo_lib.dictionary.model import ColumnDef, KeyKind, TableVersion
 from redo_lib.native import native
 
 __all__ = ["with_columns_from_sys"]
@@ -39,6 +39,8 @@ def with_columns_from_sys(history: DictionaryHistory) -> DictionaryHistory:
         ]
         columns.sort(key=lambda c: c.segcol_no)
         base = next((v for v in history.versions(obj) if v.covers(start)), None)
+        if base is not None:
+            columns = [_as_before(c, base) for c in columns]
         if base is None:  # a table only the SYS rows know (its CREATE text not applied)
             created = TableVersion(
                 obj=obj, dataobj=found["dataobj"], owner=found["owner"], name=found["name"], columns=tuple(columns),
@@ -51,3 +53,15 @@ def with_columns_from_sys(history: DictionaryHistory) -> DictionaryHistory:
         key = (tuple(found["key_columns"]), kind)
         history = history.with_columns(obj, (start, found["valid_to_scn"]), tuple(columns), key)
     return history
+
+
+def _as_before(column: ColumnDef, base: TableVersion) -> ColumnDef:
+    """``column`` (from its ``COL$`` row) as ``base`` defines it where the two are the same column
+    as the core compares them (``SEGCOL#``, name, type code, nullable, hidden): the version keeps
+    what ``COL$`` does not say (the character length, the type as the export names it: INTEGER,
+    DECIMAL); else the row's."""
+    for old in base.columns:
+        same = (old.segcol_no, old.name, old.type_code, old.nullable, old.hidden)
+        if same == (column.segcol_no, column.name, column.type_code, column.nullable, column.hidden):
+            return old
+    return column

@@ -9,7 +9,8 @@ generator writes them from the same ``ColumnSpec`` fields as the document's ``ta
 * ``COL#``: the visible column's number (1, 2, ...; 0 for a hidden one, as ``COLUMN_ID``);
 * ``SEGCOL#`` and ``INTCOL#``: the place in the stored row (position + 1);
 * ``TYPE#``: ``ColumnType.code``; ``LENGTH`` and ``SEGCOLLENGTH``: the length in bytes;
-* ``PRECISION#`` / ``SCALE``: the type's, NULL when it has none;
+* ``PRECISION#`` / ``SCALE``: the type's, NULL when it has none; FLOAT(b): b and -127, as Oracle
+  marks a binary precision;
 * ``NULL$``: 0 nullable, 1 NOT NULL;
 * ``PROPERTY``: 0, or :data:`PROPERTY_HIDDEN` for a hidden column (an XMLTYPE's storage BLOB);
 * ``CHARSETFORM``: 1 text in the database set, 2 in the national set (NCLOB, NVARCHAR2, NCHAR), 0 no
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
 
 __all__ = ["PROPERTY_HIDDEN", "alter_col_rows", "col_rows", "column_defs"]
 
+#: ``COL$.SCALE`` of FLOAT(b): a NUMBER with a binary precision (``PRECISION#`` b)
+_FLOAT_SCALE = -127
 #: ``COL$.PROPERTY`` bit of a hidden column (the core's ``sys_columns.rs`` ``PROPERTY_HIDDEN``)
 PROPERTY_HIDDEN = 0x20
 
@@ -90,7 +93,8 @@ def col_rows(spec: TableSpec, obj: int) -> list[dict[str, Any]]:
         rows.append({
             "OBJ#": obj, "COL#": d.col_no, "SEGCOL#": d.segcol_no, "SEGCOLLENGTH": d.length, "OFFSET": 0,
             "NAME": d.name, "TYPE#": d.type_code, "LENGTH": d.length, "FIXEDSTORAGE": 0,
-            "PRECISION#": d.precision, "SCALE": d.scale, "NULL$": 0 if d.nullable else 1,
+            "PRECISION#": d.precision, "SCALE": _FLOAT_SCALE if d.type_name == "FLOAT" else d.scale,
+            "NULL$": 0 if d.nullable else 1,
             "INTCOL#": d.segcol_no, "PROPERTY": PROPERTY_HIDDEN if d.hidden else 0,
             "CHARSETID": 0 if d.charset is None else _charset_ids()[d.charset],
             "CHARSETFORM": c.type.charset_form,

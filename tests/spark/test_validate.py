@@ -443,7 +443,7 @@ def test_a_batch_with_ddl_records_passes_and_unapplied_ddl_fails_with_its_text(
     batch, trail, counts = _ddl_batch()
     folder = write_batch(tmp_path / "good", batch, trail, counts)
     assert validate.main(["--batch-dir", str(folder)], spark=session) == 0, _summary(folder)["failed"]
-    assert _summary(folder)["ddl"] == {"records": counts["ddl_records"], "problems": []}
+    assert _summary(folder)["ddl"] == {"records": counts["ddl_records"], "problems": [], "disagreements": []}
     assert counts["ddl_records"]["APP.ORDERS"] == {"ALTER": 4}  # rename, add, modify, drop
     # the same batch, but assembly could not apply a DDL (braces in its text: GX placeholders)
     text = "ALTER TABLE APP.ORDERS ADD (X SDO_GEOMETRY) /* {x} */"
