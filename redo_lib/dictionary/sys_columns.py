@@ -56,12 +56,22 @@ def with_columns_from_sys(history: DictionaryHistory) -> DictionaryHistory:
 
 
 def _as_before(column: ColumnDef, base: TableVersion) -> ColumnDef:
-    """``column`` (from its ``COL$`` row) as ``base`` defines it where the two are the same column
-    as the core compares them (``SEGCOL#``, name, type code, nullable, hidden): the version keeps
-    what ``COL$`` does not say (the character length, the type as the export names it: INTEGER,
-    DECIMAL); else the row's."""
-    for old in base.columns:
-        same = (old.segcol_no, old.name, old.type_code, old.nullable, old.hidden)
-        if same == (column.segcol_no, column.name, column.type_code, column.nullable, column.hidden):
-            return old
-    return column
+    """``column`` (from its ``COL$`` row) as ``base`` defines it where every attribute ``COL$``
+    holds is the same (``SEGCOL#``, name, type code, length, precision, scale, nullable, hidden,
+    character set): the version keeps what ``COL$`` does not say (the character length, the type as
+    the export names it: INTEGER, DECIMAL); else the row's (a MODIFY's new length or precision)."""
+
+    def held(c: ColumnDef) -> tuple[object, ...]:
+        return (
+            c.segcol_no,
+            c.name,
+            c.type_code,
+            c.length,
+            c.precision,
+            c.scale,
+            c.nullable,
+            c.hidden,
+            c.charset,
+        )
+
+    return next((old for old in base.columns if held(old) == held(column)), column)
